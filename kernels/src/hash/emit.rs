@@ -1,0 +1,121 @@
+//! Join-type bookkeeping on candidate pairs, and output.
+//!
+//! Every chunk of candidate pairs passes through [`Emitter::pairs`]: the
+//! residual filter drops pairs, the survivors mark their build rows
+//! (outer/semi/anti on the build side) and probe rows (on the probe side),
+//! and, for the join types that output pairs, are gathered into a batch.
+//! Rows that are output alone (unmatched rows of outer joins, semi and anti
+//! results) go through [`Emitter::rows`].
+
+use arrow_array::{Array, RecordBatch, UInt32Array};
+use arrow_buffer::ScalarBuffer;
+
+use crate::bitmap::AtomicBitmap;
+use crate::error::{KernelError, Result};
+use crate::filter::JoinFilter;
+use crate::join_type::Roles;
+use crate::output::OutputLayout;
+
+/// Where output batches go; called from worker threads.
+pub type BatchSink<'a> = dyn Fn(RecordBatch) -> Result<()> + Sync + 'a;
+
+/// Everything the probe workers share to turn pairs into output.
+pub(crate) struct Emitter<'a> {
+    pub roles: Roles,
+    pub layout: &'a OutputLayout,
+    pub build_is_left: bool,
+    pub build: &'a RecordBatch,
+    pub filter: Option<&'a dyn JoinFilter>,
+    pub visited: Option<&'a AtomicBitmap>,
+    pub batch_size: usize,
+    pub sink: &'a BatchSink<'a>,
+}
+
+fn to_array(v: &mut Vec<u32>, cap: usize) -> UInt32Array {
+    let taken = std::mem::replace(v, Vec::with_capacity(cap));
+    UInt32Array::new(ScalarBuffer::from(taken), None)
+}
+
+impl Emitter<'_> {
+    /// Handles one chunk of candidate pairs between the build batch and
+    /// `probe`. `mark_probe(row)` records a probe row that matched. The
+    /// vectors are left empty (their allocations may be replaced).
+    pub(crate) fn pairs(
+        &self,
+        probe: &RecordBatch,
+        build_rows: &mut Vec<u32>,
+        probe_rows: &mut Vec<u32>,
+        mut mark_probe: impl FnMut(u32),
+    ) -> Result<()> {
+        if build_rows.is_empty() {
+            return Ok(());
+        }
+        if let Some(f) = self.filter {
+            let (b, p) = (
+                to_array(build_rows, self.batch_size),
+                to_array(probe_rows, self.batch_size),
+            );
+            let keep = if self.build_is_left {
+                f.evaluate(self.build, probe, &b, &p)?
+            } else {
+                f.evaluate(probe, self.build, &p, &b)?
+            };
+            if keep.len() != b.len() {
+                return Err(KernelError::Filter(format!(
+                    "the filter returned {} values for {} candidate pairs",
+                    keep.len(),
+                    b.len()
+                )));
+            }
+            for i in 0..b.len() {
+                if keep.is_valid(i) && keep.value(i) {
+                    build_rows.push(b.value(i));
+                    probe_rows.push(p.value(i));
+                }
+            }
+        }
+        if let Some(v) = self.visited {
+            for &b in build_rows.iter() {
+                v.set(b as usize);
+            }
+        }
+        if self.roles.tracks_probe() {
+            for &p in probe_rows.iter() {
+                mark_probe(p);
+            }
+        }
+        if self.roles.emit_pairs && !build_rows.is_empty() {
+            let n = build_rows.len();
+            let b = to_array(build_rows, self.batch_size);
+            let p = to_array(probe_rows, self.batch_size);
+            let batch = if self.build_is_left {
+                self.layout
+                    .gather(Some((self.build, &b)), Some((probe, &p)), n)?
+            } else {
+                self.layout
+                    .gather(Some((probe, &p)), Some((self.build, &b)), n)?
+            };
+            (self.sink)(batch)?;
+        } else {
+            build_rows.clear();
+            probe_rows.clear();
+        }
+        Ok(())
+    }
+
+    /// Outputs rows of one side alone: `from_build` says which side `batch`
+    /// is. For the join types that output both sides the other side is NULL.
+    pub(crate) fn rows(&self, batch: &RecordBatch, from_build: bool, rows: &[u32]) -> Result<()> {
+        for chunk in rows.chunks(self.batch_size.max(1)) {
+            let idx = UInt32Array::from(chunk.to_vec());
+            let is_left = from_build == self.build_is_left;
+            let out = if is_left {
+                self.layout.gather(Some((batch, &idx)), None, chunk.len())?
+            } else {
+                self.layout.gather(None, Some((batch, &idx)), chunk.len())?
+            };
+            (self.sink)(out)?;
+        }
+        Ok(())
+    }
+}

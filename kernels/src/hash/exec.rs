@@ -1,0 +1,710 @@
+//! Running a hash join: validation, the build, the probe, and the source of
+//! unmatched rows, for both modes.
+//!
+//! # Phases
+//!
+//! ```text
+//!  build side ─ encode keys ─ partition (sink, combine, scatter) ─ finalize tables
+//!  probe side ─ encode keys ─ probe ─ filter ─ mark ─ gather ─► sink
+//!  visited bitmaps ─────────────────────────────── source ─► sink   (after all probes)
+//! ```
+//!
+//! # Partition count (partitioned mode)
+//!
+//! A table entry is 16 bytes (8-byte tag, row, count) and tables are sized
+//! at 1.5x their rows rounded up to a power of two. This machine class has a
+//! 512 KiB L2 cache per core; [`PARTITION_ROWS`] = 8192 build rows gives
+//! tables of 16K slots = 256 KiB, half the L2, leaving room for the probe
+//! stream and the output indices. The partition count is the build row
+//! count divided by that, rounded up to a power of two, at most
+//! [`MAX_PARTITION_BITS`] bits (1024 partitions) so that the scatter writes
+//! to few enough places at once to stay within the TLB.
+//!
+//! # Skew
+//!
+//! Partitions are grouped into tasks of about equal size. A partition whose
+//! probe side exceeds [`SPLIT_ROWS`] (a hot key, as under Zipf) builds its
+//! table once and probes in parallel sub-chunks that share it, so one hot
+//! partition does not serialize the join. A hot key on the build side is one
+//! group: the build stays linear, and the (unavoidable) cross product of
+//! its matches streams out in bounded batches.
+
+use arrow_array::{ArrayRef, BinaryArray, BinaryViewArray, LargeBinaryArray, RecordBatch};
+use arrow_buffer::NullBuffer;
+use arrow_row::Rows;
+use arrow_select::concat::concat_batches;
+use rayon::prelude::*;
+
+use super::emit::{BatchSink, Emitter};
+use super::partition::{Scattered, scatter, scatter_bytes};
+use super::probe::{Candidates, Cursor, MorselKeys, NullKeys, PartKeys, ProbeKeys, probe};
+use super::table::JoinTable;
+use super::{HashJoin, HashJoinMode, JoinInput};
+use crate::bitmap::{AtomicBitmap, Bitmap};
+use crate::error::{KernelError, Result};
+use crate::join_type::{JoinSide, JoinType, Roles};
+use crate::keys::{BytesKeys, KeyKind, KeySource, U64Keys, U128Keys, key_nulls};
+use crate::memory::MemoryReservation;
+use crate::output::OutputLayout;
+
+/// Build rows per partition in the partitioned mode (see the module docs).
+pub const PARTITION_ROWS: usize = 8192;
+/// At most 2^10 partitions.
+pub const MAX_PARTITION_BITS: u32 = 10;
+/// A partition whose probe side is larger than this is probed in parallel.
+pub const SPLIT_ROWS: usize = 1 << 16;
+/// Probe rows per morsel in the broadcast mode.
+pub const MORSEL_ROWS: usize = 1 << 16;
+/// Build sides up to this many rows are built by one thread, unpartitioned.
+const SERIAL_BUILD_ROWS: usize = 1 << 16;
+/// Rows per region of a broadcast table built in parallel.
+const REGION_ROWS: usize = 1 << 16;
+/// Largest row count of one side (row indices are `u32`).
+const MAX_ROWS: usize = u32::MAX as usize - 1;
+
+/// A validated join, ready to run.
+pub(crate) struct Prepared<'a> {
+    join: &'a HashJoin,
+    roles: Roles,
+    layout: OutputLayout,
+    kind: KeyKind,
+    build: &'a JoinInput,
+    probe: &'a JoinInput,
+    build_keys: Vec<usize>,
+    probe_keys: Vec<usize>,
+}
+
+fn check_batches(input: &JoinInput, side: &'static str) -> Result<()> {
+    let want = input.schema.fields();
+    for (i, b) in input.batches.iter().enumerate() {
+        let got = b.schema();
+        let same = got.fields().len() == want.len()
+            && got
+                .fields()
+                .iter()
+                .zip(want.iter())
+                .all(|(g, w)| g.data_type() == w.data_type());
+        if !same {
+            return Err(KernelError::InvalidOptions(format!(
+                "batch {i} of the {side} input has schema {got:?}, which does not match the \
+                 {side} input's schema {want:?}"
+            )));
+        }
+    }
+    let rows = input.num_rows();
+    if rows > MAX_ROWS {
+        return Err(KernelError::TooManyRows {
+            side,
+            rows,
+            max: MAX_ROWS,
+        });
+    }
+    Ok(())
+}
+
+impl<'a> Prepared<'a> {
+    pub(crate) fn new(
+        join: &'a HashJoin,
+        left: &'a JoinInput,
+        right: &'a JoinInput,
+    ) -> Result<Self> {
+        if join.on.is_empty() {
+            return Err(KernelError::InvalidKeys(
+                "a hash join needs at least one key pair; use a nested-loop join for \
+                 conditions without an equality"
+                    .into(),
+            ));
+        }
+        let (ls, rs) = (&left.schema, &right.schema);
+        let mut types = Vec::with_capacity(join.on.len());
+        for (i, &(l, r)) in join.on.iter().enumerate() {
+            if l >= ls.fields().len() || r >= rs.fields().len() {
+                return Err(KernelError::InvalidKeys(format!(
+                    "key pair {i} is ({l}, {r}), but the left input has {} columns and the \
+                     right input {}",
+                    ls.fields().len(),
+                    rs.fields().len()
+                )));
+            }
+            let (lt, rt) = (ls.field(l).data_type(), rs.field(r).data_type());
+            if lt != rt {
+                return Err(KernelError::KeyTypeMismatch {
+                    index: i,
+                    left: lt.clone(),
+                    right: rt.clone(),
+                });
+            }
+            types.push(lt.clone());
+        }
+        if join.join_type == JoinType::LeftAntiNullAware {
+            if join.on.len() != 1 {
+                return Err(KernelError::InvalidOptions(format!(
+                    "a null-aware anti join (NOT IN) takes exactly one key pair, got {}",
+                    join.on.len()
+                )));
+            }
+            if join.null_equal {
+                return Err(KernelError::InvalidOptions(
+                    "a null-aware anti join (NOT IN) has its own NULL rules and cannot be \
+                     null-equal"
+                        .into(),
+                ));
+            }
+        }
+        if join.batch_size == 0 {
+            return Err(KernelError::InvalidOptions(
+                "batch_size must be at least 1".into(),
+            ));
+        }
+        if let Some(p) = join.partitions
+            && (!p.is_power_of_two() || p > 1 << 16)
+        {
+            return Err(KernelError::InvalidOptions(format!(
+                "partitions must be a power of two from 1 to 65536, got {p}"
+            )));
+        }
+        check_batches(left, "left")?;
+        check_batches(right, "right")?;
+        let kind = KeyKind::try_new(&types)?;
+        let layout = OutputLayout::new(
+            ls,
+            rs,
+            join.join_type,
+            join.left_projection.as_deref(),
+            join.right_projection.as_deref(),
+        )?;
+        let lkeys: Vec<usize> = join.on.iter().map(|p| p.0).collect();
+        let rkeys: Vec<usize> = join.on.iter().map(|p| p.1).collect();
+        let (build, probe, build_keys, probe_keys) = match join.build_side {
+            JoinSide::Left => (left, right, lkeys, rkeys),
+            JoinSide::Right => (right, left, rkeys, lkeys),
+        };
+        Ok(Prepared {
+            join,
+            roles: Roles::new(join.join_type, join.build_side),
+            layout,
+            kind,
+            build,
+            probe,
+            build_keys,
+            probe_keys,
+        })
+    }
+
+    /// Runs on the current rayon pool.
+    pub(crate) fn run(&self, sink: &BatchSink<'_>) -> Result<()> {
+        match &self.kind {
+            KeyKind::U64(_) => self.run_keys::<U64Keys>(sink),
+            KeyKind::U128 => self.run_keys::<U128Keys>(sink),
+            KeyKind::Binary => self.run_keys::<BytesKeys<BinaryArray>>(sink),
+            KeyKind::LargeBinary => self.run_keys::<BytesKeys<LargeBinaryArray>>(sink),
+            KeyKind::BinaryView => self.run_keys::<BytesKeys<BinaryViewArray>>(sink),
+            KeyKind::Rows(_) => self.run_keys::<BytesKeys<Rows>>(sink),
+        }
+    }
+
+    fn run_keys<S: KeySource>(&self, sink: &BatchSink<'_>) -> Result<()> {
+        let (build, _build_mem) = self.concat(self.build, "the build side")?;
+        let n_build = build.num_rows();
+        let bcols = key_columns(&build, &self.build_keys);
+        let bkeys = S::encode(&self.kind, &bcols)?;
+        let bnulls = key_nulls(&bcols, &self.kind, self.join.null_equal);
+        let bits = match (self.join.mode, self.join.partitions) {
+            (HashJoinMode::Broadcast, _) => 0,
+            (HashJoinMode::Partitioned, Some(p)) => p.trailing_zeros(),
+            (HashJoinMode::Partitioned, None) => {
+                let want = n_build.div_ceil(PARTITION_ROWS).max(1).next_power_of_two();
+                want.trailing_zeros().min(MAX_PARTITION_BITS)
+            }
+        };
+        let visited = self
+            .roles
+            .tracks_build()
+            .then(|| AtomicBitmap::new(n_build));
+        let _visited_mem = self.join.memory.try_reserve(
+            "the build side's match bitmap",
+            AtomicBitmap::bytes_for(n_build),
+        )?;
+        let emitter = Emitter {
+            roles: self.roles,
+            layout: &self.layout,
+            build_is_left: self.join.build_side == JoinSide::Left,
+            build: &build,
+            filter: self.join.filter.as_deref(),
+            visited: visited.as_ref(),
+            batch_size: self.join.batch_size,
+            sink,
+        };
+        let side = BuildSide {
+            batch: &build,
+            keys: &bkeys,
+            nulls: bnulls.as_ref(),
+        };
+        let probe_has_null = if bits == 0 {
+            self.broadcast::<S>(&side, &emitter)?
+        } else {
+            self.partitioned::<S>(&side, bits, &emitter)?
+        };
+        // Source: build rows decided by the bitmap.
+        if let Some(v) = &visited {
+            let r = self.roles;
+            let na_plain = r.null_aware && self.join.filter.is_none();
+            if na_plain && probe_has_null {
+                return Ok(()); // NOT IN with a NULL on the probe side: nothing.
+            }
+            let probe_empty = self.probe.num_rows() == 0;
+            let want_matched = r.build_semi;
+            let key_null = |i: usize| bnulls.as_ref().is_some_and(|n| n.is_null(i));
+            source(n_build, |i| {
+                if na_plain && key_null(i) {
+                    return probe_empty;
+                }
+                v.get(i) == want_matched
+            })
+            .try_for_each(|rows| emitter.rows(&build, true, &rows))?;
+        }
+        Ok(())
+    }
+
+    /// One input as one batch (a copy only when it has several batches).
+    fn concat(
+        &self,
+        input: &JoinInput,
+        what: &'static str,
+    ) -> Result<(RecordBatch, Option<MemoryReservation>)> {
+        match input.batches.as_slice() {
+            [] => Ok((RecordBatch::new_empty(input.schema.clone()), None)),
+            [one] => Ok((one.clone(), None)),
+            many => {
+                let bytes: usize = many.iter().map(|b| b.get_array_memory_size()).sum();
+                let r = self.join.memory.try_reserve(what, bytes)?;
+                Ok((concat_batches(&input.schema, many)?, Some(r)))
+            }
+        }
+    }
+
+    /// The candidate rules of this join (see [`Candidates`]).
+    fn candidates<'b>(
+        &self,
+        n_build: usize,
+        build_nulls: &'b [u32],
+        all_rows: &'b [u32],
+    ) -> Candidates<'b> {
+        let r = self.roles;
+        let filtered = self.join.filter.is_some();
+        let first_only = r.probe_exists_only() && !filtered;
+        if r.null_aware {
+            if filtered {
+                return Candidates {
+                    null_group: Some(all_rows),
+                    extra: build_nulls,
+                    first_only,
+                };
+            }
+            if r.probe_anti {
+                // One candidate decides: any build row conflicts with a NULL
+                // probe key, and a NULL build key conflicts with every row.
+                return Candidates {
+                    null_group: (n_build > 0).then_some(&all_rows[..1]),
+                    extra: &build_nulls[..build_nulls.len().min(1)],
+                    first_only,
+                };
+            }
+            // Build-side NOT IN without a filter: decided by flags at the source.
+            return Candidates {
+                first_only,
+                ..Candidates::default()
+            };
+        }
+        Candidates {
+            null_group: self.join.null_equal.then_some(build_nulls),
+            extra: &[],
+            first_only,
+        }
+    }
+
+    /// `0..n_build` when the candidate rules need every build row.
+    fn all_rows(&self, n_build: usize) -> Result<(Vec<u32>, Option<MemoryReservation>)> {
+        let r = self.roles;
+        if !r.null_aware || n_build == 0 {
+            return Ok((Vec::new(), None));
+        }
+        if self.join.filter.is_none() {
+            return Ok((vec![0], None));
+        }
+        let mem = self
+            .join
+            .memory
+            .try_reserve("the NOT IN candidate list", n_build * 4)?;
+        Ok(((0..n_build as u32).collect(), Some(mem)))
+    }
+
+    /// Broadcast: one table, probe morsels in parallel. Returns whether any
+    /// probe key was NULL.
+    fn broadcast<S: KeySource>(&self, b: &BuildSide<'_, S>, emitter: &Emitter<'_>) -> Result<bool> {
+        let n_build = b.batch.num_rows();
+        let (table, build_nulls, _mem) = self.build_table(b)?;
+        let (all_rows, _all_mem) = self.all_rows(n_build)?;
+        let cand = self.candidates(n_build, &build_nulls, &all_rows);
+        let bs = self.join.batch_size;
+        let morsels: Vec<(usize, usize, usize)> = self
+            .probe
+            .batches
+            .iter()
+            .enumerate()
+            .flat_map(|(bi, batch)| {
+                (0..batch.num_rows())
+                    .step_by(MORSEL_ROWS)
+                    .map(move |off| (bi, off, MORSEL_ROWS.min(batch.num_rows() - off)))
+            })
+            .collect();
+        let any_null = std::sync::atomic::AtomicBool::new(false);
+        let roles = self.roles;
+        morsels.par_iter().try_for_each_init(
+            || {
+                (
+                    Vec::with_capacity(bs),
+                    Vec::with_capacity(bs),
+                    Bitmap::default(),
+                )
+            },
+            |(bi, pi, marks), &(batch_idx, off, len)| -> Result<()> {
+                let batch = self.probe.batches[batch_idx].slice(off, len);
+                let cols = key_columns(&batch, &self.probe_keys);
+                let keys = S::encode(&self.kind, &cols)?;
+                let nulls = key_nulls(&cols, &self.kind, self.join.null_equal);
+                if nulls.is_some() {
+                    any_null.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                let input = MorselKeys {
+                    keys: &keys,
+                    nulls: nulls.as_ref(),
+                    len,
+                };
+                if roles.tracks_probe() {
+                    marks.reset(len);
+                }
+                let same = |p: u32, br: u32| keys.same_key(p as usize, b.keys, br as usize);
+                let mut cur = Cursor::default();
+                loop {
+                    let done = probe::<S, _>(&table, &input, &cand, same, &mut cur, bs, bi, pi);
+                    emitter.pairs(&batch, bi, pi, |r| marks.set(r as usize))?;
+                    if done {
+                        break;
+                    }
+                }
+                if roles.tracks_probe() {
+                    let want = roles.probe_semi;
+                    let rows: Vec<u32> = (0..len as u32)
+                        .filter(|&r| marks.get(r as usize) == want)
+                        .collect();
+                    emitter.rows(&batch, false, &rows)?;
+                }
+                Ok(())
+            },
+        )?;
+        Ok(any_null.into_inner())
+    }
+
+    /// Builds one table over the whole build side. Returns it, the rows
+    /// whose key is NULL, and the memory it holds.
+    fn build_table<S: KeySource>(
+        &self,
+        b: &BuildSide<'_, S>,
+    ) -> Result<(JoinTable<S::Tag>, Vec<u32>, Vec<MemoryReservation>)> {
+        let n = b.batch.num_rows();
+        let mem = &self.join.memory;
+        let mut table = JoinTable::default();
+        let same = |x: u32, y: u32| b.keys.same_key(x as usize, b.keys, y as usize);
+        if n <= SERIAL_BUILD_ROWS {
+            let valid: Option<Vec<u32>> = b
+                .nulls
+                .map(|nb| (0..n as u32).filter(|&i| nb.is_valid(i as usize)).collect());
+            let nulls: Vec<u32> = b.nulls.map_or_else(Vec::new, |nb| {
+                (0..n as u32).filter(|&i| nb.is_null(i as usize)).collect()
+            });
+            let count = valid.as_ref().map_or(n, |v| v.len());
+            let r = mem.try_reserve("the hash table", JoinTable::<S::Tag>::bytes_for(&[count]))?;
+            table.reset(&[count], 0);
+            let builder = table
+                .region_builders(&[0..count])
+                .pop()
+                .expect("one region");
+            let row = |i: usize| valid.as_ref().map_or(i as u32, |v| v[i]);
+            builder.build(
+                count,
+                |i| {
+                    let r = row(i);
+                    let t = b.keys.tag(r as usize);
+                    (t, S::hash(t), r)
+                },
+                same,
+                &mut Vec::new(),
+            );
+            return Ok((table, nulls, vec![r]));
+        }
+        let bits = (n / REGION_ROWS)
+            .next_power_of_two()
+            .trailing_zeros()
+            .min(MAX_PARTITION_BITS);
+        let scatter_mem =
+            mem.try_reserve("partitioning the build side", scatter_bytes::<S::Tag>(n))?;
+        let sc = scatter(b.keys, n, b.nulls, bits);
+        let counts = sc.counts();
+        let r = mem.try_reserve("the hash table", JoinTable::<S::Tag>::bytes_for(&counts))?;
+        table.reset(&counts, 0);
+        let ranges: Vec<_> = (0..sc.partitions()).map(|p| sc.range(p)).collect();
+        let builders = table.region_builders(&ranges);
+        builders
+            .into_par_iter()
+            .zip(ranges.par_iter())
+            .for_each_init(Vec::new, |scratch, (builder, range)| {
+                let (tags, rows) = (&sc.tags[range.clone()], &sc.rows[range.clone()]);
+                builder.build(
+                    range.len(),
+                    |i| (tags[i], S::hash(tags[i]), rows[i]),
+                    same,
+                    scratch,
+                );
+            });
+        drop(scatter_mem);
+        Ok((table, sc.null_rows, vec![r]))
+    }
+
+    /// Partitioned: scatter both sides, then build and probe partition by
+    /// partition. Returns whether any probe key was NULL.
+    fn partitioned<S: KeySource>(
+        &self,
+        b: &BuildSide<'_, S>,
+        bits: u32,
+        emitter: &Emitter<'_>,
+    ) -> Result<bool> {
+        let mem = &self.join.memory;
+        let (probe, _probe_mem) = self.concat(self.probe, "the probe side")?;
+        let n_probe = probe.num_rows();
+        let n_build = b.batch.num_rows();
+        let pcols = key_columns(&probe, &self.probe_keys);
+        let pkeys = S::encode(&self.kind, &pcols)?;
+        let pnulls = key_nulls(&pcols, &self.kind, self.join.null_equal);
+        let _scatter_mem = mem.try_reserve(
+            "partitioning both sides",
+            scatter_bytes::<S::Tag>(n_build) + scatter_bytes::<S::Tag>(n_probe),
+        )?;
+        let bsc = scatter(b.keys, n_build, b.nulls, bits);
+        let psc = scatter(&pkeys, n_probe, pnulls.as_ref(), bits);
+        let (all_rows, _all_mem) = self.all_rows(n_build)?;
+        let cand = self.candidates(n_build, &bsc.null_rows, &all_rows);
+        let roles = self.roles;
+        let marks = roles.tracks_probe().then(|| AtomicBitmap::new(n_probe));
+        let _marks_mem = mem.try_reserve(
+            "the probe side's match bitmap",
+            AtomicBitmap::bytes_for(n_probe),
+        )?;
+        let biggest = bsc.counts().into_iter().max().unwrap_or(0);
+        let threads = rayon::current_num_threads();
+        let _tables_mem = mem.try_reserve(
+            "the partition hash tables",
+            JoinTable::<S::Tag>::bytes_for(&[biggest]) * threads,
+        )?;
+        let work = PartitionWork {
+            prep: self,
+            b,
+            bsc: &bsc,
+            psc: &psc,
+            pkeys: &pkeys,
+            probe: &probe,
+            cand,
+            bits,
+            emitter,
+            marks: marks.as_ref(),
+        };
+        // Tasks: runs of partitions with about equal probe rows.
+        let tasks = group_partitions(&psc, threads * 8);
+        tasks
+            .par_iter()
+            .try_for_each_init(Worker::<S::Tag>::default, |w, parts| {
+                work.task(w, parts.clone())
+            })?;
+        // Probe rows with a NULL key never reach a partition.
+        if !psc.null_rows.is_empty() {
+            let empty = JoinTable::default();
+            let input = NullKeys {
+                rows: &psc.null_rows,
+            };
+            work.probe_all(&empty, &input, &mut Vec::new(), &mut Vec::new(), true)?;
+        }
+        // Source: probe rows decided by the bitmap.
+        if let Some(m) = &marks {
+            let want = roles.probe_semi;
+            source(n_probe, |i| m.get(i) == want)
+                .try_for_each(|rows| emitter.rows(&probe, false, &rows))?;
+        }
+        Ok(!psc.null_rows.is_empty())
+    }
+}
+
+/// The build side, encoded.
+struct BuildSide<'a, S> {
+    batch: &'a RecordBatch,
+    keys: &'a S,
+    nulls: Option<&'a NullBuffer>,
+}
+
+fn key_columns(batch: &RecordBatch, keys: &[usize]) -> Vec<ArrayRef> {
+    keys.iter().map(|&k| batch.column(k).clone()).collect()
+}
+
+/// Rows `0..n` where `want(row)`, in parallel chunks, as row lists.
+fn source(
+    n: usize,
+    want: impl Fn(usize) -> bool + Sync + Send,
+) -> impl ParallelIterator<Item = Vec<u32>> {
+    (0..n.div_ceil(MORSEL_ROWS)).into_par_iter().map(move |c| {
+        let range = c * MORSEL_ROWS..((c + 1) * MORSEL_ROWS).min(n);
+        range
+            .filter(|&i| want(i))
+            .map(|i| i as u32)
+            .collect::<Vec<u32>>()
+    })
+}
+
+/// Splits partitions into at most about `tasks` runs of similar probe size.
+fn group_partitions<T>(psc: &Scattered<T>, tasks: usize) -> Vec<std::ops::Range<usize>> {
+    let total = psc.tags.len().max(1);
+    let per_task = total.div_ceil(tasks.max(1)).max(1);
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut acc = 0;
+    for p in 0..psc.partitions() {
+        acc += psc.range(p).len();
+        if acc >= per_task {
+            out.push(start..p + 1);
+            start = p + 1;
+            acc = 0;
+        }
+    }
+    if start < psc.partitions() {
+        out.push(start..psc.partitions());
+    }
+    out
+}
+
+/// A worker's reusable buffers in the partitioned mode.
+#[derive(Default)]
+struct Worker<T> {
+    table: JoinTable<T>,
+    slot_of: Vec<u32>,
+    build_rows: Vec<u32>,
+    probe_rows: Vec<u32>,
+}
+
+/// What every partition task shares.
+struct PartitionWork<'a, S: KeySource> {
+    prep: &'a Prepared<'a>,
+    b: &'a BuildSide<'a, S>,
+    bsc: &'a Scattered<S::Tag>,
+    psc: &'a Scattered<S::Tag>,
+    pkeys: &'a S,
+    probe: &'a RecordBatch,
+    cand: Candidates<'a>,
+    bits: u32,
+    emitter: &'a Emitter<'a>,
+    marks: Option<&'a AtomicBitmap>,
+}
+
+impl<S: KeySource> PartitionWork<'_, S> {
+    /// Builds and probes the partitions `parts`, carrying output pairs from
+    /// one partition to the next so batches stay full.
+    fn task(&self, w: &mut Worker<S::Tag>, parts: std::ops::Range<usize>) -> Result<()> {
+        let bs = self.prep.join.batch_size;
+        w.build_rows.reserve(bs);
+        w.probe_rows.reserve(bs);
+        for p in parts {
+            let br = self.bsc.range(p);
+            w.table.reset(&[br.len()], self.bits);
+            let builder = w
+                .table
+                .region_builders(&[br.clone()])
+                .pop()
+                .expect("one region");
+            let (tags, rows) = (&self.bsc.tags[br.clone()], &self.bsc.rows[br.clone()]);
+            let keys = self.b.keys;
+            builder.build(
+                br.len(),
+                |i| (tags[i], S::hash(tags[i]), rows[i]),
+                |x, y| keys.same_key(x as usize, keys, y as usize),
+                &mut w.slot_of,
+            );
+            let pr = self.psc.range(p);
+            if pr.len() > SPLIT_ROWS {
+                // A hot partition: probe its sub-chunks in parallel.
+                let table = &w.table;
+                pr.clone()
+                    .into_par_iter()
+                    .step_by(SPLIT_ROWS)
+                    .try_for_each(|s| {
+                        let sub = s..(s + SPLIT_ROWS).min(pr.end);
+                        let input = PartKeys {
+                            tags: &self.psc.tags[sub.clone()],
+                            rows: &self.psc.rows[sub],
+                        };
+                        self.probe_all(
+                            table,
+                            &input,
+                            &mut Vec::with_capacity(bs),
+                            &mut Vec::with_capacity(bs),
+                            true,
+                        )
+                    })?;
+            } else {
+                let input = PartKeys {
+                    tags: &self.psc.tags[pr.clone()],
+                    rows: &self.psc.rows[pr],
+                };
+                self.probe_all(
+                    &w.table,
+                    &input,
+                    &mut w.build_rows,
+                    &mut w.probe_rows,
+                    false,
+                )?;
+            }
+        }
+        self.flush(&mut w.build_rows, &mut w.probe_rows)
+    }
+
+    /// Probes every position of `input`; leaves the last partial chunk of
+    /// pairs in the buffers unless `flush`.
+    fn probe_all<P: ProbeKeys<S::Tag>>(
+        &self,
+        table: &JoinTable<S::Tag>,
+        input: &P,
+        bi: &mut Vec<u32>,
+        pi: &mut Vec<u32>,
+        flush: bool,
+    ) -> Result<()> {
+        let bs = self.prep.join.batch_size;
+        let (pkeys, bkeys) = (self.pkeys, self.b.keys);
+        let same = |p: u32, br: u32| pkeys.same_key(p as usize, bkeys, br as usize);
+        let mut cur = Cursor::default();
+        loop {
+            let done = probe::<S, _>(table, input, &self.cand, same, &mut cur, bs, bi, pi);
+            if !done || bi.len() >= bs {
+                self.flush(bi, pi)?;
+            }
+            if done {
+                break;
+            }
+        }
+        if flush { self.flush(bi, pi) } else { Ok(()) }
+    }
+
+    fn flush(&self, bi: &mut Vec<u32>, pi: &mut Vec<u32>) -> Result<()> {
+        let marks = self.marks;
+        self.emitter.pairs(self.probe, bi, pi, |r| {
+            if let Some(m) = marks {
+                m.set(r as usize)
+            }
+        })
+    }
+}

@@ -1,0 +1,239 @@
+//! Radix partitioning of one side's keys by the top bits of their hash.
+//!
+//! Both the parallel table build (one region per partition) and the
+//! partitioned ("shuffle hash") mode start here. Three phases, no atomics:
+//!
+//! 1. *sink*: every chunk of rows computes its tags and a histogram of
+//!    partitions (chunks run in parallel);
+//! 2. *combine*: a prefix sum over (partition, chunk) gives each chunk its
+//!    own disjoint range inside every partition;
+//! 3. *scatter*: chunks copy `(tag, row)` into their ranges in parallel.
+//!
+//! The result keeps each partition contiguous and, within a partition, rows
+//! in ascending order (chunks are laid out in order), so output does not
+//! depend on the thread count. Rows whose key is NULL are not partitioned:
+//! they are returned apart, ascending.
+
+use arrow_buffer::NullBuffer;
+use rayon::prelude::*;
+
+use crate::keys::KeySource;
+
+/// Rows per chunk of the sink phase.
+const CHUNK_ROWS: usize = 1 << 16;
+
+/// One side's keys, grouped by partition.
+#[derive(Debug, Default)]
+pub(crate) struct Scattered<T> {
+    /// Tags, partition after partition.
+    pub tags: Vec<T>,
+    /// The row of each tag.
+    pub rows: Vec<u32>,
+    /// `offsets[p]..offsets[p + 1]` is partition `p`.
+    pub offsets: Vec<usize>,
+    /// Rows whose key is NULL, ascending.
+    pub null_rows: Vec<u32>,
+}
+
+impl<T> Scattered<T> {
+    /// Partition `p`'s positions.
+    pub(crate) fn range(&self, p: usize) -> std::ops::Range<usize> {
+        self.offsets[p]..self.offsets[p + 1]
+    }
+
+    /// Number of partitions.
+    pub(crate) fn partitions(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Rows in each partition.
+    pub(crate) fn counts(&self) -> Vec<usize> {
+        self.offsets.windows(2).map(|w| w[1] - w[0]).collect()
+    }
+}
+
+/// Bytes [`scatter`] allocates for `n` rows.
+pub(crate) fn scatter_bytes<T>(n: usize) -> usize {
+    n * (std::mem::size_of::<T>() * 2 + 4)
+}
+
+/// The partition of a hash: its top `bits` bits.
+#[inline(always)]
+pub(crate) fn partition_of(h: u64, bits: u32) -> usize {
+    h.checked_shr(64 - bits).unwrap_or(0) as usize
+}
+
+/// A pointer that chunks write through at disjoint positions.
+struct Out<T>(*mut T);
+
+// SAFETY: `Out` is only used inside `scatter`, where every chunk writes a
+// range of positions no other chunk writes (see the prefix sum), and the
+// vectors outlive the parallel loop.
+unsafe impl<T: Send> Send for Out<T> {}
+// SAFETY: as above: shared between threads, written at disjoint positions.
+unsafe impl<T: Send> Sync for Out<T> {}
+
+/// Partitions rows `0..n` of `keys` into `2^bits` partitions by hash.
+pub(crate) fn scatter<S: KeySource>(
+    keys: &S,
+    n: usize,
+    nulls: Option<&NullBuffer>,
+    bits: u32,
+) -> Scattered<S::Tag> {
+    let parts = 1usize << bits;
+    let chunks: Vec<std::ops::Range<usize>> = (0..n)
+        .step_by(CHUNK_ROWS)
+        .map(|s| s..(s + CHUNK_ROWS).min(n))
+        .collect();
+
+    // Sink: tags, histograms and NULL rows per chunk.
+    struct Sunk<T> {
+        tags: Vec<T>,
+        rows: Option<Vec<u32>>,
+        hist: Vec<usize>,
+        nulls: Vec<u32>,
+    }
+    let sunk: Vec<Sunk<S::Tag>> = chunks
+        .par_iter()
+        .map(|range| {
+            let mut hist = vec![0usize; parts];
+            let mut tags = Vec::with_capacity(range.len());
+            let mut null_list = Vec::new();
+            let mut rows = None;
+            match nulls {
+                None => {
+                    for i in range.clone() {
+                        let t = keys.tag(i);
+                        hist[partition_of(S::hash(t), bits)] += 1;
+                        tags.push(t);
+                    }
+                }
+                Some(v) => {
+                    let mut r = Vec::with_capacity(range.len());
+                    for i in range.clone() {
+                        if v.is_null(i) {
+                            null_list.push(i as u32);
+                            continue;
+                        }
+                        let t = keys.tag(i);
+                        hist[partition_of(S::hash(t), bits)] += 1;
+                        tags.push(t);
+                        r.push(i as u32);
+                    }
+                    rows = Some(r);
+                }
+            }
+            Sunk {
+                tags,
+                rows,
+                hist,
+                nulls: null_list,
+            }
+        })
+        .collect();
+
+    // Combine: each chunk's start position in each partition.
+    let mut offsets = Vec::with_capacity(parts + 1);
+    let mut starts = vec![vec![0usize; parts]; sunk.len()];
+    let mut at = 0;
+    for p in 0..parts {
+        offsets.push(at);
+        for (c, s) in sunk.iter().enumerate() {
+            starts[c][p] = at;
+            at += s.hist[p];
+        }
+    }
+    offsets.push(at);
+    let total = at;
+
+    // Scatter.
+    let mut tags: Vec<S::Tag> = Vec::with_capacity(total);
+    let mut rows: Vec<u32> = Vec::with_capacity(total);
+    let tag_out = Out(tags.as_mut_ptr());
+    let row_out = Out(rows.as_mut_ptr());
+    sunk.par_iter()
+        .zip(chunks.par_iter())
+        .zip(starts.into_par_iter())
+        .for_each(|((s, range), mut pos)| {
+            let (tag_out, row_out) = (&tag_out, &row_out);
+            for (j, &t) in s.tags.iter().enumerate() {
+                let p = partition_of(S::hash(t), bits);
+                let row = match &s.rows {
+                    Some(r) => r[j],
+                    None => (range.start + j) as u32,
+                };
+                // SAFETY: `pos[p]` stays inside this chunk's own range of
+                // partition p (its histogram count), which is inside
+                // `0..total`, the capacity of both vectors.
+                unsafe {
+                    tag_out.0.add(pos[p]).write(t);
+                    row_out.0.add(pos[p]).write(row);
+                }
+                pos[p] += 1;
+            }
+        });
+    // SAFETY: every position in 0..total was written exactly once: the
+    // histograms count every non-NULL row and the ranges tile 0..total.
+    unsafe {
+        tags.set_len(total);
+        rows.set_len(total);
+    }
+    let null_rows = sunk.into_iter().flat_map(|s| s.nulls).collect();
+    Scattered {
+        tags,
+        rows,
+        offsets,
+        null_rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::{KeyKind, U64Keys};
+    use arrow_array::{ArrayRef, Int64Array};
+    use arrow_schema::DataType;
+    use std::sync::Arc;
+
+    #[test]
+    fn scatter_keeps_every_row_once_grouped_by_partition() {
+        let n = 200_000usize;
+        let vals: Vec<Option<i64>> = (0..n as i64)
+            .map(|i| {
+                if i % 97 == 0 {
+                    None
+                } else {
+                    Some(i * 31 % 1000)
+                }
+            })
+            .collect();
+        let a: ArrayRef = Arc::new(Int64Array::from(vals.clone()));
+        let kind = KeyKind::try_new(&[DataType::Int64]).unwrap();
+        let keys = U64Keys::encode(&kind, &[a.clone()]).unwrap();
+        let s = scatter(&keys, n, a.nulls(), 5);
+        assert_eq!(s.partitions(), 32);
+        assert_eq!(
+            s.null_rows.len(),
+            vals.iter().filter(|v| v.is_none()).count()
+        );
+        let mut seen = vec![false; n];
+        for p in 0..32 {
+            let r = s.range(p);
+            let rows = &s.rows[r.clone()];
+            assert!(
+                rows.windows(2).all(|w| w[0] < w[1]),
+                "ascending in partition"
+            );
+            for (t, &row) in s.tags[r].iter().zip(rows) {
+                assert_eq!(partition_of(U64Keys::hash(*t), 5), p);
+                assert_eq!(Some(*t as i64), vals[row as usize]);
+                assert!(!seen[row as usize]);
+                seen[row as usize] = true;
+            }
+        }
+        for &r in &s.null_rows {
+            seen[r as usize] = true;
+        }
+        assert!(seen.iter().all(|&x| x));
+    }
+}

@@ -1,0 +1,151 @@
+//! Probing: keys in, candidate index pairs out, resumable.
+//!
+//! ```text
+//!             ┌───────────── Cursor { i, k } ─────────────┐
+//!  probe row i ─ find(tag) ─► group of build rows ─ + extra ─► pairs (k-th candidate of row i)
+//!      │                                                        │
+//!      └─ NULL key ─► the NULL group (null-equal / NOT IN) ─────┘
+//!                           stops when `limit` pairs are out; call again to go on
+//! ```
+//!
+//! A probe row's *candidates* are the build rows of its key's group, then
+//! `extra` rows every non-NULL probe row is paired with (the NULL-keyed
+//! build rows of a filtered NOT IN). A probe row with a NULL key has the
+//! candidates `null_group` (the NULL-keyed build rows in a null-equal join,
+//! or for NOT IN every build row). `first_only` keeps only the first
+//! candidate, for semi and anti joins on the probe side without a filter,
+//! where one candidate decides.
+
+use crate::hash::table::JoinTable;
+use crate::keys::KeySource;
+
+/// Where a probe stopped.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Cursor {
+    /// Next probe position.
+    pub i: usize,
+    /// Candidates of position `i` already emitted.
+    pub k: usize,
+}
+
+/// Candidate rules beyond the table lookup.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Candidates<'a> {
+    pub null_group: Option<&'a [u32]>,
+    pub extra: &'a [u32],
+    pub first_only: bool,
+}
+
+/// Probe keys addressed by position.
+pub(crate) trait ProbeKeys<T> {
+    /// Positions.
+    fn len(&self) -> usize;
+    /// The tag at position `i` (`None` for a NULL key) and its probe row.
+    fn get(&self, i: usize) -> (Option<T>, u32);
+}
+
+/// A morsel of a probe batch: positions are rows of the morsel.
+pub(crate) struct MorselKeys<'a, S> {
+    pub keys: &'a S,
+    pub nulls: Option<&'a arrow_buffer::NullBuffer>,
+    pub len: usize,
+}
+
+impl<S: KeySource> ProbeKeys<S::Tag> for MorselKeys<'_, S> {
+    fn len(&self) -> usize {
+        self.len
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> (Option<S::Tag>, u32) {
+        match self.nulls {
+            Some(n) if n.is_null(i) => (None, i as u32),
+            _ => (Some(self.keys.tag(i)), i as u32),
+        }
+    }
+}
+
+/// A partition of scattered probe keys.
+pub(crate) struct PartKeys<'a, T> {
+    pub tags: &'a [T],
+    pub rows: &'a [u32],
+}
+
+impl<T: Copy> ProbeKeys<T> for PartKeys<'_, T> {
+    fn len(&self) -> usize {
+        self.tags.len()
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> (Option<T>, u32) {
+        (Some(self.tags[i]), self.rows[i])
+    }
+}
+
+/// Probe rows whose key is NULL.
+pub(crate) struct NullKeys<'a> {
+    pub rows: &'a [u32],
+}
+
+impl<T> ProbeKeys<T> for NullKeys<'_> {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> (Option<T>, u32) {
+        (None, self.rows[i])
+    }
+}
+
+/// Probes from `cur` on, appending (build row, probe row) candidate pairs
+/// until `limit` pairs are held or the input ends. Returns `true` when the
+/// input is done.
+///
+/// `same(probe_row, build_row)` confirms a tag match for byte keys.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn probe<S: KeySource, P: ProbeKeys<S::Tag>>(
+    table: &JoinTable<S::Tag>,
+    input: &P,
+    cand: &Candidates<'_>,
+    same: impl Fn(u32, u32) -> bool,
+    cur: &mut Cursor,
+    limit: usize,
+    build_rows: &mut Vec<u32>,
+    probe_rows: &mut Vec<u32>,
+) -> bool {
+    let n = input.len();
+    while cur.i < n {
+        let (tag, prow) = input.get(cur.i);
+        let (group, extra): (&[u32], &[u32]) = match tag {
+            Some(t) => {
+                let g = table
+                    .find(t, S::hash(t), |b| !S::VERIFY || same(prow, b))
+                    .map(|e| table.group(e))
+                    .unwrap_or(&[]);
+                (g, cand.extra)
+            }
+            None => (cand.null_group.unwrap_or(&[]), &[]),
+        };
+        let mut total = group.len() + extra.len();
+        if cand.first_only {
+            total = total.min(1);
+        }
+        while cur.k < total {
+            let room = limit - build_rows.len();
+            if room == 0 {
+                return false;
+            }
+            let (src, at) = if cur.k < group.len() {
+                (group, cur.k)
+            } else {
+                (extra, cur.k - group.len())
+            };
+            let take = room.min(src.len() - at).min(total - cur.k);
+            build_rows.extend_from_slice(&src[at..at + take]);
+            probe_rows.resize(probe_rows.len() + take, prow);
+            cur.k += take;
+        }
+        cur.i += 1;
+        cur.k = 0;
+    }
+    true
+}

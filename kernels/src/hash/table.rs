@@ -1,0 +1,347 @@
+//! The join hash table: open addressing over *groups* of equal keys.
+//!
+//! ```text
+//!  hash h (64 bits)
+//!  ┌──────────┬───────────────┬─────────┐
+//!  │ region   │ home slot     │ unused  │      region = top `region_bits` bits
+//!  └──────────┴───────────────┴─────────┘      home   = next bits_r bits
+//!
+//!  slots: [ Entry { tag, start, len } ... ]   one region after another
+//!  rows:  [ u32 ... ]                          build rows of groups with len > 1,
+//!                                              each group contiguous, ascending
+//! ```
+//!
+//! An [`Entry`] stands for one distinct key (a *group*): `tag` is the key
+//! itself for fixed-width keys, or its hash for byte keys (confirmed by
+//! comparing the bytes of the group's first row). `len` is the number of
+//! build rows with that key (0 marks an empty slot). When `len == 1`,
+//! `start` *is* the build row, so the common unique-key (foreign-key) case
+//! costs one random read per probe; when `len > 1`, `start` indexes `rows`.
+//!
+//! The table is split into regions by the top bits of the hash, each sized
+//! for the rows that fall into it (`1.5x` rows rounded up to a power of two,
+//! so the load factor is at most 2/3) and built on its own: a parallel build
+//! needs no atomics because regions do not overlap. Linear probing wraps
+//! within a region.
+//!
+//! Building takes two passes over a region's rows: the first inserts or
+//! counts (remembering each row's slot), the second, only when some key
+//! repeats, lays the repeated groups out contiguously in `rows`.
+
+use std::ops::Range;
+
+/// One slot: a group of build rows sharing a key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct Entry<T> {
+    /// The key (fixed-width) or its hash (byte keys).
+    pub tag: T,
+    /// The build row when `len == 1`, else the group's first index in `rows`.
+    pub start: u32,
+    /// Rows in the group; 0 for an empty slot.
+    pub len: u32,
+}
+
+/// Where a region's slots are and how to find a home slot in it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Region {
+    base: usize,
+    /// `size - 1`, size a power of two.
+    mask: usize,
+    /// `64 - bits` of this region's size.
+    shift: u32,
+}
+
+/// Smallest region: 16 slots.
+const MIN_REGION_BITS: u32 = 4;
+
+/// A finished (or being built) join hash table.
+#[derive(Debug, Default)]
+pub(crate) struct JoinTable<T> {
+    slots: Vec<Entry<T>>,
+    regions: Vec<Region>,
+    /// Hash bits that select the region (`0` for one region).
+    region_bits: u32,
+    /// Hash bits skipped before the home bits (partition bits in the
+    /// partitioned mode, region bits otherwise).
+    skip_bits: u32,
+    rows: Vec<u32>,
+    /// Build rows in the table.
+    n_rows: usize,
+}
+
+/// Slots needed for `n` rows: `1.5 n` rounded up to a power of two.
+fn region_bits_for(n: usize) -> u32 {
+    let want = (n + n / 2).max(1 << MIN_REGION_BITS);
+    want.next_power_of_two().trailing_zeros()
+}
+
+impl<T: Copy + Eq + Default> JoinTable<T> {
+    /// Bytes a table of `region_counts` rows per region will hold.
+    pub(crate) fn bytes_for(region_counts: &[usize]) -> usize {
+        let slots: usize = region_counts
+            .iter()
+            .map(|&n| 1usize << region_bits_for(n))
+            .sum();
+        let rows: usize = region_counts.iter().sum();
+        slots * std::mem::size_of::<Entry<T>>() + rows * 4
+    }
+
+    /// Lays out an empty table, reusing this one's allocations.
+    ///
+    /// `region_counts[r]` is the number of rows hashing to region `r` (the
+    /// top `log2(len)` hash bits after `skip_bits`... see the module docs);
+    /// `skip_bits` says how many top hash bits are already spent (0 for a
+    /// whole table, the partition bits for a partition's table).
+    pub(crate) fn reset(&mut self, region_counts: &[usize], skip_bits: u32) {
+        debug_assert!(region_counts.len().is_power_of_two());
+        self.region_bits = region_counts.len().trailing_zeros();
+        self.skip_bits = skip_bits;
+        self.regions.clear();
+        let mut base = 0;
+        for &n in region_counts {
+            let bits = region_bits_for(n);
+            self.regions.push(Region {
+                base,
+                mask: (1 << bits) - 1,
+                shift: 64 - bits,
+            });
+            base += 1 << bits;
+        }
+        self.slots.clear();
+        self.slots.resize(base, Entry::default());
+        self.rows.clear();
+        self.rows.resize(region_counts.iter().sum(), 0);
+        self.n_rows = 0;
+    }
+
+    /// The region of a hash.
+    #[inline(always)]
+    fn region(&self, h: u64) -> &Region {
+        // `checked_shr` handles region_bits == 0 (one region).
+        let r = (h << self.skip_bits)
+            .checked_shr(64 - self.region_bits)
+            .unwrap_or(0) as usize;
+        &self.regions[r]
+    }
+
+    /// Finds the group of `tag`; `same(first_row)` confirms a candidate
+    /// group when tags can collide.
+    #[inline(always)]
+    pub(crate) fn find(&self, tag: T, h: u64, same: impl Fn(u32) -> bool) -> Option<&Entry<T>> {
+        let reg = self.region(h);
+        let mut pos = ((h << self.skip_bits << self.region_bits) >> reg.shift) as usize;
+        loop {
+            let e = &self.slots[reg.base + pos];
+            if e.len == 0 {
+                return None;
+            }
+            if e.tag == tag && same(self.first_row(e)) {
+                return Some(e);
+            }
+            pos = (pos + 1) & reg.mask;
+        }
+    }
+
+    /// The build rows of a group.
+    #[inline(always)]
+    pub(crate) fn group<'a>(&'a self, e: &'a Entry<T>) -> &'a [u32] {
+        if e.len == 1 {
+            std::slice::from_ref(&e.start)
+        } else {
+            &self.rows[e.start as usize..(e.start + e.len) as usize]
+        }
+    }
+
+    #[inline(always)]
+    fn first_row(&self, e: &Entry<T>) -> u32 {
+        if e.len == 1 {
+            e.start
+        } else {
+            self.rows[e.start as usize]
+        }
+    }
+
+    /// Build rows held.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.n_rows
+    }
+
+    /// Splits the table into one builder per region, for a parallel build.
+    ///
+    /// `row_ranges[r]` is the range of input positions of region `r` (the
+    /// regions' inputs are contiguous, in region order, as the partitioner
+    /// lays them out); the group lists of region `r` go to the same range of
+    /// `rows`.
+    pub(crate) fn region_builders(
+        &mut self,
+        row_ranges: &[Range<usize>],
+    ) -> Vec<RegionBuilder<'_, T>> {
+        debug_assert_eq!(row_ranges.len(), self.regions.len());
+        self.n_rows = row_ranges.last().map_or(0, |r| r.end);
+        let mut slots: &mut [Entry<T>] = &mut self.slots;
+        let mut rows: &mut [u32] = &mut self.rows;
+        let mut out = Vec::with_capacity(self.regions.len());
+        for (reg, range) in self.regions.iter().zip(row_ranges) {
+            let (s, rest) = std::mem::take(&mut slots).split_at_mut(reg.mask + 1);
+            slots = rest;
+            let (r, rest) = std::mem::take(&mut rows).split_at_mut(range.len());
+            rows = rest;
+            out.push(RegionBuilder {
+                slots: s,
+                rows: r,
+                rows_base: range.start as u32,
+                shift: reg.shift,
+                mask: reg.mask,
+                skip: self.skip_bits + self.region_bits,
+            });
+        }
+        out
+    }
+}
+
+/// Builds one region of a [`JoinTable`].
+pub(crate) struct RegionBuilder<'a, T> {
+    slots: &'a mut [Entry<T>],
+    rows: &'a mut [u32],
+    rows_base: u32,
+    shift: u32,
+    mask: usize,
+    skip: u32,
+}
+
+impl<T: Copy + Eq + Default> RegionBuilder<'_, T> {
+    /// Inserts `n` rows: `input(i)` gives the i-th row's tag, hash and build
+    /// row; `same(a, b)` says whether build rows `a` and `b` hold the same
+    /// key (only asked when tags are equal). `slot_of` is scratch space.
+    pub(crate) fn build(
+        self,
+        n: usize,
+        input: impl Fn(usize) -> (T, u64, u32),
+        same: impl Fn(u32, u32) -> bool,
+        slot_of: &mut Vec<u32>,
+    ) {
+        debug_assert!(n <= self.rows.len());
+        slot_of.clear();
+        slot_of.reserve(n);
+        let mut repeated = false;
+        // Pass 1: insert or count. `start` keeps the group's first row.
+        for i in 0..n {
+            let (tag, h, row) = input(i);
+            let mut pos = ((h << self.skip) >> self.shift) as usize;
+            loop {
+                let e = &mut self.slots[pos];
+                if e.len == 0 {
+                    *e = Entry {
+                        tag,
+                        start: row,
+                        len: 1,
+                    };
+                    break;
+                }
+                if e.tag == tag && same(e.start, row) {
+                    e.len += 1;
+                    repeated = true;
+                    break;
+                }
+                pos = (pos + 1) & self.mask;
+            }
+            slot_of.push(pos as u32);
+        }
+        if !repeated {
+            return;
+        }
+        // Pass 2: give every repeated group a range of `rows` (its end at
+        // first), then fill it back to front so rows end up ascending.
+        let mut cursor = 0u32;
+        for e in self.slots.iter_mut() {
+            if e.len > 1 {
+                cursor += e.len;
+                e.start = self.rows_base + cursor;
+            }
+        }
+        for i in (0..n).rev() {
+            let e = &mut self.slots[slot_of[i] as usize];
+            if e.len > 1 {
+                e.start -= 1;
+                self.rows[(e.start - self.rows_base) as usize] = input(i).2;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::hash_u64;
+
+    fn build(keys: &[u64], regions: usize) -> JoinTable<u64> {
+        // Route rows to regions the way the partitioner does.
+        let bits = regions.trailing_zeros();
+        let region = |k: u64| hash_u64(k).checked_shr(64 - bits).unwrap_or(0) as usize;
+        let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+        order.sort_by_key(|&r| region(keys[r as usize]));
+        let mut counts = vec![0; regions];
+        for &r in &order {
+            counts[region(keys[r as usize])] += 1;
+        }
+        let mut ranges = Vec::new();
+        let mut at = 0;
+        for c in &counts {
+            ranges.push(at..at + c);
+            at += c;
+        }
+        let mut t = JoinTable::default();
+        t.reset(&counts, 0);
+        let mut scratch = Vec::new();
+        for (b, range) in t.region_builders(&ranges).into_iter().zip(&ranges) {
+            let rows = &order[range.clone()];
+            b.build(
+                rows.len(),
+                |i| {
+                    let k = keys[rows[i] as usize];
+                    (k, hash_u64(k), rows[i])
+                },
+                |_, _| true,
+                &mut scratch,
+            );
+        }
+        t
+    }
+
+    fn lookup(t: &JoinTable<u64>, k: u64) -> Vec<u32> {
+        t.find(k, hash_u64(k), |_| true)
+            .map(|e| t.group(e).to_vec())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn unique_keys_store_the_row_in_the_slot() {
+        let t = build(&[10, 20, 30], 1);
+        assert_eq!(lookup(&t, 20), vec![1]);
+        assert_eq!(lookup(&t, 40), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn repeated_keys_form_ascending_groups() {
+        let keys = [5, 7, 5, 5, 7, 9];
+        for regions in [1, 2, 8] {
+            let t = build(&keys, regions);
+            assert_eq!(lookup(&t, 5), vec![0, 2, 3]);
+            assert_eq!(lookup(&t, 7), vec![1, 4]);
+            assert_eq!(lookup(&t, 9), vec![5]);
+            assert_eq!(t.len(), 6);
+        }
+    }
+
+    #[test]
+    fn many_keys_across_regions_are_all_found() {
+        let keys: Vec<u64> = (0..5000).map(|i| i * 7919 % 3001).collect();
+        let t = build(&keys, 16);
+        for k in 0..3001u64 {
+            let want: Vec<u32> = (0..5000u32).filter(|&i| keys[i as usize] == k).collect();
+            assert_eq!(lookup(&t, k), want, "key {k}");
+        }
+    }
+}

@@ -1,0 +1,485 @@
+//! Join keys, normalized once per batch so that the hash table is written
+//! once, not once per Arrow type.
+//!
+//! A join's key columns are classified once ([`KeyKind::try_new`]) into one
+//! of a few encodings, each a [`KeySource`]:
+//!
+//! | key columns                                   | encoding      | tag stored in the table |
+//! |-----------------------------------------------|---------------|-------------------------|
+//! | one integer, date, time, timestamp, duration, decimal32/64, float, boolean | [`U64Keys`] | the key's 64-bit pattern |
+//! | one `Decimal128`                              | [`U128Keys`]  | the key's 128 bits      |
+//! | one Utf8/Binary, LargeUtf8/LargeBinary, Utf8View/BinaryView | [`BytesKeys`] | a 64-bit hash, confirmed by comparing bytes |
+//! | several columns, or any other type            | [`BytesKeys`] over arrow-row [`Rows`] | a 64-bit hash, confirmed by comparing rows |
+//!
+//! 64-bit keys are used in place (no copy); narrower ones are widened.
+//! Floats are canonicalized first (`-0.0` becomes `0.0`, every NaN the same
+//! NaN), so `0.0 = -0.0` matches and NaN matches NaN, as in PostgreSQL and
+//! DuckDB.
+//!
+//! NULLs: the validity of the key (for several columns: NULL when any column
+//! is NULL, unless the join is null-equal, in which case arrow-row's encoding
+//! of NULL takes part in the comparison and the key is never NULL).
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Decimal128Type, Float32Type, Float64Type};
+use arrow_array::{Array, ArrayRef, BinaryArray, BinaryViewArray, LargeBinaryArray};
+use arrow_buffer::{NullBuffer, ScalarBuffer};
+use arrow_row::{RowConverter, Rows, SortField};
+use arrow_schema::DataType;
+
+use crate::error::{KernelError, Result};
+
+/// How one side's key columns become hashable keys; the same for both sides.
+#[derive(Debug, Clone)]
+pub(crate) enum KeyKind {
+    /// One fixed-width column of at most 8 bytes.
+    U64(WordConv),
+    /// One `Decimal128` column.
+    U128,
+    /// One Utf8/Binary column (read as bytes).
+    Binary,
+    /// One LargeUtf8/LargeBinary column.
+    LargeBinary,
+    /// One Utf8View/BinaryView column.
+    BinaryView,
+    /// Anything else: arrow-row normalized keys.
+    Rows(Arc<RowConverter>),
+}
+
+/// How a fixed-width column is read as 64-bit words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WordConv {
+    /// Eight bytes a value: used as they are.
+    Bits64,
+    /// Signed, this many bytes: sign-extended.
+    Signed(u8),
+    /// Unsigned, this many bytes: zero-extended.
+    Unsigned(u8),
+    /// Canonicalized floats.
+    F32,
+    /// Canonicalized doubles.
+    F64,
+    /// Booleans as 0 and 1.
+    Bool,
+}
+
+impl KeyKind {
+    /// Classifies the key columns: `types[i]` is the type of key pair `i`,
+    /// already checked to be equal on both sides.
+    pub(crate) fn try_new(types: &[DataType]) -> Result<Self> {
+        use DataType::*;
+        if let [t] = types {
+            let conv = match t {
+                Int64
+                | UInt64
+                | Date64
+                | Time64(_)
+                | Timestamp(_, _)
+                | Duration(_)
+                | Decimal64(_, _)
+                | Interval(arrow_schema::IntervalUnit::DayTime) => Some(WordConv::Bits64),
+                Int32
+                | Date32
+                | Time32(_)
+                | Decimal32(_, _)
+                | Interval(arrow_schema::IntervalUnit::YearMonth) => Some(WordConv::Signed(4)),
+                Int16 => Some(WordConv::Signed(2)),
+                Int8 => Some(WordConv::Signed(1)),
+                UInt32 => Some(WordConv::Unsigned(4)),
+                UInt16 => Some(WordConv::Unsigned(2)),
+                UInt8 => Some(WordConv::Unsigned(1)),
+                Float32 => Some(WordConv::F32),
+                Float64 => Some(WordConv::F64),
+                Boolean => Some(WordConv::Bool),
+                _ => None,
+            };
+            if let Some(conv) = conv {
+                return Ok(KeyKind::U64(conv));
+            }
+            match t {
+                Decimal128(_, _) => return Ok(KeyKind::U128),
+                Utf8 | Binary => return Ok(KeyKind::Binary),
+                LargeUtf8 | LargeBinary => return Ok(KeyKind::LargeBinary),
+                Utf8View | BinaryView => return Ok(KeyKind::BinaryView),
+                _ => {}
+            }
+        }
+        let fields = types
+            .iter()
+            .map(|t| SortField::new(t.clone()))
+            .collect::<Vec<_>>();
+        let converter = RowConverter::new(fields).map_err(|_| {
+            let (index, data_type) = types
+                .iter()
+                .enumerate()
+                .find(|(_, t)| !RowConverter::supports_fields(&[SortField::new((*t).clone())]))
+                .map(|(i, t)| (i, t.clone()))
+                .unwrap_or((0, types[0].clone()));
+            KernelError::UnsupportedKeyType {
+                index,
+                data_type,
+                hint: "cast the key to an integer, decimal, string or binary type",
+            }
+        })?;
+        Ok(KeyKind::Rows(Arc::new(converter)))
+    }
+}
+
+/// The validity of a key: `None` when every key is non-NULL.
+///
+/// For several columns a key is NULL when any of its columns is, unless
+/// `null_equal`, where NULL is a value like any other (arrow-row encodes it).
+pub(crate) fn key_nulls(cols: &[ArrayRef], kind: &KeyKind, null_equal: bool) -> Option<NullBuffer> {
+    if matches!(kind, KeyKind::Rows(_)) && null_equal {
+        return None;
+    }
+    let all: Vec<Option<NullBuffer>> = cols.iter().map(|c| c.logical_nulls()).collect();
+    let nulls = NullBuffer::union_many(all.iter().map(|n| n.as_ref()));
+    nulls.filter(|n| n.null_count() > 0)
+}
+
+/// Mixes a 64-bit word into a well-spread 64-bit hash (a folded multiply:
+/// one 64x64->128 multiplication, high half xor low half).
+#[inline(always)]
+pub(crate) fn hash_u64(k: u64) -> u64 {
+    const SEED: u64 = 0x243f_6a88_85a3_08d3;
+    const MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+    let m = ((k ^ SEED) as u128).wrapping_mul(MUL as u128);
+    (m as u64) ^ ((m >> 64) as u64)
+}
+
+#[inline]
+fn hash_bytes(b: &[u8]) -> u64 {
+    // Fixed seeds: build and probe (and every run) must agree.
+    const STATE: ahash::RandomState = ahash::RandomState::with_seeds(
+        0x1357_9bdf_2468_ace0,
+        0x0f1e_2d3c_4b5a_6978,
+        0xdead_beef_cafe_f00d,
+        0x0123_4567_89ab_cdef,
+    );
+    STATE.hash_one(b)
+}
+
+/// One side's keys, encoded for hashing and comparing.
+///
+/// `tag` is what the hash table stores per distinct key: the key itself for
+/// fixed-width keys (so a tag match is a key match), or the key's hash, which
+/// [`KeySource::same_key`] confirms when `VERIFY` is set.
+pub(crate) trait KeySource: Send + Sync + Sized {
+    /// The per-key value stored in the table.
+    type Tag: Copy + Eq + Default + Send + Sync + std::fmt::Debug;
+    /// Whether equal tags may still be different keys.
+    const VERIFY: bool;
+    /// Encodes key columns (all of the same length).
+    fn encode(kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self>;
+    /// The tag of row `i`.
+    fn tag(&self, i: usize) -> Self::Tag;
+    /// The hash of a tag.
+    fn hash(tag: Self::Tag) -> u64;
+    /// Whether row `i` of `self` and row `j` of `other` hold the same key.
+    fn same_key(&self, i: usize, other: &Self, j: usize) -> bool;
+}
+
+/// Keys of one fixed-width column as 64-bit words.
+#[derive(Debug)]
+pub(crate) struct U64Keys {
+    values: ScalarBuffer<u64>,
+}
+
+fn canonical_f64(v: f64) -> u64 {
+    if v == 0.0 {
+        0
+    } else if v.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        v.to_bits()
+    }
+}
+
+fn canonical_f32(v: f32) -> u64 {
+    if v == 0.0 {
+        0
+    } else if v.is_nan() {
+        f32::NAN.to_bits() as u64
+    } else {
+        v.to_bits() as u64
+    }
+}
+
+impl KeySource for U64Keys {
+    type Tag = u64;
+    const VERIFY: bool = false;
+
+    fn encode(kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self> {
+        let KeyKind::U64(conv) = kind else {
+            return Err(KernelError::Internal("U64Keys for a non-u64 key".into()));
+        };
+        let a = &cols[0];
+        let data = a.to_data();
+        let (off, len) = (data.offset(), data.len());
+        macro_rules! widen {
+            ($t:ty) => {{
+                let v = ScalarBuffer::<$t>::new(data.buffers()[0].clone(), off, len);
+                v.iter().map(|&x| x as i64 as u64).collect::<Vec<u64>>()
+            }};
+        }
+        macro_rules! widen_u {
+            ($t:ty) => {{
+                let v = ScalarBuffer::<$t>::new(data.buffers()[0].clone(), off, len);
+                v.iter().map(|&x| x as u64).collect::<Vec<u64>>()
+            }};
+        }
+        let values: ScalarBuffer<u64> = match conv {
+            WordConv::Bits64 => ScalarBuffer::new(data.buffers()[0].clone(), off, len),
+            WordConv::Signed(4) => widen!(i32).into(),
+            WordConv::Signed(2) => widen!(i16).into(),
+            WordConv::Signed(_) => widen!(i8).into(),
+            WordConv::Unsigned(4) => widen_u!(u32).into(),
+            WordConv::Unsigned(2) => widen_u!(u16).into(),
+            WordConv::Unsigned(_) => widen_u!(u8).into(),
+            WordConv::F32 => a
+                .as_primitive::<Float32Type>()
+                .values()
+                .iter()
+                .map(|&v| canonical_f32(v))
+                .collect::<Vec<_>>()
+                .into(),
+            WordConv::F64 => a
+                .as_primitive::<Float64Type>()
+                .values()
+                .iter()
+                .map(|&v| canonical_f64(v))
+                .collect::<Vec<_>>()
+                .into(),
+            WordConv::Bool => {
+                let b = a.as_boolean().values();
+                (0..len)
+                    .map(|i| b.value(i) as u64)
+                    .collect::<Vec<_>>()
+                    .into()
+            }
+        };
+        Ok(U64Keys { values })
+    }
+
+    #[inline(always)]
+    fn tag(&self, i: usize) -> u64 {
+        self.values[i]
+    }
+
+    #[inline(always)]
+    fn hash(tag: u64) -> u64 {
+        hash_u64(tag)
+    }
+
+    #[inline(always)]
+    fn same_key(&self, _i: usize, _other: &Self, _j: usize) -> bool {
+        true
+    }
+}
+
+impl U64Keys {
+    /// The words.
+    #[cfg(test)]
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.values
+    }
+}
+
+/// Keys of one `Decimal128` column.
+#[derive(Debug)]
+pub(crate) struct U128Keys {
+    values: ScalarBuffer<i128>,
+}
+
+impl KeySource for U128Keys {
+    type Tag = u128;
+    const VERIFY: bool = false;
+
+    fn encode(_kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self> {
+        Ok(U128Keys {
+            values: cols[0].as_primitive::<Decimal128Type>().values().clone(),
+        })
+    }
+
+    #[inline(always)]
+    fn tag(&self, i: usize) -> u128 {
+        self.values[i] as u128
+    }
+
+    #[inline(always)]
+    fn hash(tag: u128) -> u64 {
+        hash_u64(tag as u64 ^ hash_u64((tag >> 64) as u64))
+    }
+
+    #[inline(always)]
+    fn same_key(&self, _i: usize, _other: &Self, _j: usize) -> bool {
+        true
+    }
+}
+
+/// Byte strings addressed by row.
+pub(crate) trait ByteRows: Send + Sync + Sized {
+    /// Builds from key columns.
+    fn from_columns(kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self>;
+    /// The bytes of row `i`.
+    fn bytes(&self, i: usize) -> &[u8];
+}
+
+impl ByteRows for BinaryArray {
+    fn from_columns(_kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self> {
+        Ok(match cols[0].data_type() {
+            DataType::Utf8 => BinaryArray::from(cols[0].as_string::<i32>().clone()),
+            _ => cols[0].as_binary::<i32>().clone(),
+        })
+    }
+    #[inline(always)]
+    fn bytes(&self, i: usize) -> &[u8] {
+        self.value(i)
+    }
+}
+
+impl ByteRows for LargeBinaryArray {
+    fn from_columns(_kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self> {
+        Ok(match cols[0].data_type() {
+            DataType::LargeUtf8 => LargeBinaryArray::from(cols[0].as_string::<i64>().clone()),
+            _ => cols[0].as_binary::<i64>().clone(),
+        })
+    }
+    #[inline(always)]
+    fn bytes(&self, i: usize) -> &[u8] {
+        self.value(i)
+    }
+}
+
+impl ByteRows for BinaryViewArray {
+    fn from_columns(_kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self> {
+        Ok(match cols[0].data_type() {
+            DataType::Utf8View => cols[0].as_string_view().clone().to_binary_view(),
+            _ => cols[0].as_binary_view().clone(),
+        })
+    }
+    #[inline(always)]
+    fn bytes(&self, i: usize) -> &[u8] {
+        self.value(i)
+    }
+}
+
+impl ByteRows for Rows {
+    fn from_columns(kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self> {
+        let KeyKind::Rows(conv) = kind else {
+            return Err(KernelError::Internal("row keys for a non-row key".into()));
+        };
+        let cols = cols.iter().map(canonical_floats).collect::<Vec<_>>();
+        Ok(conv.convert_columns(&cols)?)
+    }
+    #[inline(always)]
+    fn bytes(&self, i: usize) -> &[u8] {
+        self.row(i).data()
+    }
+}
+
+/// Replaces `-0.0` by `0.0` and every NaN by one NaN in float columns, so that
+/// row encodings of equal floats are equal bytes.
+fn canonical_floats(a: &ArrayRef) -> ArrayRef {
+    match a.data_type() {
+        DataType::Float64 => Arc::new(
+            a.as_primitive::<Float64Type>()
+                .unary::<_, Float64Type>(|v| f64::from_bits(canonical_f64(v))),
+        ) as ArrayRef,
+        DataType::Float32 => Arc::new(
+            a.as_primitive::<Float32Type>()
+                .unary::<_, Float32Type>(|v| f32::from_bits(canonical_f32(v) as u32)),
+        ) as ArrayRef,
+        _ => a.clone(),
+    }
+}
+
+/// Keys held as byte strings, hashed on the fly and confirmed by comparing
+/// bytes.
+#[derive(Debug)]
+pub(crate) struct BytesKeys<B> {
+    rows: B,
+}
+
+impl<B: ByteRows> KeySource for BytesKeys<B> {
+    type Tag = u64;
+    const VERIFY: bool = true;
+
+    fn encode(kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self> {
+        Ok(BytesKeys {
+            rows: B::from_columns(kind, cols)?,
+        })
+    }
+
+    #[inline(always)]
+    fn tag(&self, i: usize) -> u64 {
+        hash_bytes(self.rows.bytes(i))
+    }
+
+    #[inline(always)]
+    fn hash(tag: u64) -> u64 {
+        tag
+    }
+
+    #[inline(always)]
+    fn same_key(&self, i: usize, other: &Self, j: usize) -> bool {
+        self.rows.bytes(i) == other.rows.bytes(j)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Float64Array, Int32Array, Int64Array, StringArray};
+
+    fn enc<S: KeySource>(types: &[DataType], cols: Vec<ArrayRef>) -> S {
+        S::encode(&KeyKind::try_new(types).unwrap(), &cols).unwrap()
+    }
+
+    #[test]
+    fn int32_keys_are_sign_extended_and_sliced() {
+        let a: ArrayRef = Arc::new(Int32Array::from(vec![5, -1, 7]));
+        let k: U64Keys = enc(&[DataType::Int32], vec![a.slice(1, 2)]);
+        assert_eq!(k.words(), &[u64::MAX, 7]);
+    }
+
+    #[test]
+    fn int64_keys_are_read_in_place() {
+        let a: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3]));
+        let k: U64Keys = enc(&[DataType::Int64], vec![a.slice(1, 2)]);
+        assert_eq!(k.words(), &[2, 3]);
+    }
+
+    #[test]
+    fn negative_zero_and_zero_are_one_float_key() {
+        let a: ArrayRef = Arc::new(Float64Array::from(vec![0.0, -0.0, f64::NAN, -f64::NAN]));
+        let k: U64Keys = enc(&[DataType::Float64], vec![a]);
+        assert_eq!(k.tag(0), k.tag(1));
+        assert_eq!(k.tag(2), k.tag(3));
+    }
+
+    #[test]
+    fn utf8_keys_compare_by_bytes() {
+        let a: ArrayRef = Arc::new(StringArray::from(vec!["ab", "cd", "ab"]));
+        let k: BytesKeys<BinaryArray> = enc(&[DataType::Utf8], vec![a]);
+        assert_eq!(k.tag(0), k.tag(2));
+        assert!(k.same_key(0, &k, 2));
+        assert!(!k.same_key(0, &k, 1));
+    }
+
+    #[test]
+    fn composite_keys_use_row_encoding() {
+        let kind = KeyKind::try_new(&[DataType::Int64, DataType::Utf8]).unwrap();
+        assert!(matches!(kind, KeyKind::Rows(_)));
+        let a: ArrayRef = Arc::new(Int64Array::from(vec![Some(1), None, Some(1)]));
+        let b: ArrayRef = Arc::new(StringArray::from(vec!["x", "x", "x"]));
+        let k = BytesKeys::<Rows>::encode(&kind, &[a.clone(), b.clone()]).unwrap();
+        assert!(k.same_key(0, &k, 2));
+        assert!(!k.same_key(0, &k, 1));
+        assert!(key_nulls(&[a.clone(), b.clone()], &kind, false).is_some());
+        assert!(key_nulls(&[a, b], &kind, true).is_none());
+    }
+}

@@ -1,0 +1,91 @@
+//! The output of a join as an iterator of batches.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::thread::JoinHandle;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+
+use crate::error::{KernelError, Result};
+use crate::hash::{HashJoin, JoinInput};
+
+/// Output batches of a running join, in the order the workers finish them.
+///
+/// The join runs on its worker threads while the stream is read; they stop
+/// when a few batches per thread are waiting, so memory stays bounded
+/// however large the result. Dropping the stream stops the join.
+///
+/// Batch order is not fixed between runs with several threads; the multiset
+/// of rows is.
+#[derive(Debug)]
+pub struct JoinStream {
+    schema: SchemaRef,
+    rx: Option<Receiver<Result<RecordBatch>>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl JoinStream {
+    pub(crate) fn spawn(
+        join: HashJoin,
+        left: JoinInput,
+        right: JoinInput,
+        schema: SchemaRef,
+    ) -> Result<Self> {
+        let threads = if join.threads == 0 {
+            rayon::current_num_threads()
+        } else {
+            join.threads
+        };
+        let (tx, rx) = sync_channel::<Result<RecordBatch>>(threads * 2);
+        let handle = std::thread::Builder::new()
+            .name("tenon-join".into())
+            .spawn(move || {
+                let send = |b: RecordBatch| tx.send(Ok(b)).map_err(|_| KernelError::Cancelled);
+                let res = catch_unwind(AssertUnwindSafe(|| join.for_each(&left, &right, &send)));
+                let err = match res {
+                    Ok(Ok(())) | Ok(Err(KernelError::Cancelled)) => return,
+                    Ok(Err(e)) => e,
+                    Err(panic) => {
+                        let msg = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "a worker panicked".into());
+                        KernelError::Internal(msg)
+                    }
+                };
+                let _ = tx.send(Err(err));
+            })
+            .map_err(|e| KernelError::Internal(format!("cannot start the join thread: {e}")))?;
+        Ok(JoinStream {
+            schema,
+            rx: Some(rx),
+            handle: Some(handle),
+        })
+    }
+
+    /// The schema of every batch.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
+
+impl Iterator for JoinStream {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.rx.as_ref()?.recv().ok()
+    }
+}
+
+impl Drop for JoinStream {
+    fn drop(&mut self) {
+        // Close the channel first so that blocked workers fail their send
+        // and stop, then wait for them.
+        self.rx.take();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
