@@ -13,6 +13,16 @@ use arrow_select::take::take;
 use crate::error::{KernelError, Result};
 use crate::join_type::JoinType;
 
+/// The first row when `rows` is `first, first + 1, ...` with no gaps.
+fn contiguous(rows: &[u32]) -> Option<usize> {
+    let first = *rows.first()?;
+    let consecutive = rows
+        .iter()
+        .enumerate()
+        .all(|(i, &r)| r.wrapping_sub(first) as usize == i);
+    consecutive.then_some(first as usize)
+}
+
 /// Output schema and the input columns behind each output column.
 #[derive(Debug, Clone)]
 pub(crate) struct OutputLayout {
@@ -103,8 +113,15 @@ impl OutputLayout {
             let Some(spec) = spec else { continue };
             match input {
                 Some((batch, rows)) => {
+                    // A run of consecutive rows (every probe row of a
+                    // foreign-key join matching once) is a zero-copy slice.
+                    let run = contiguous(rows.values());
                     for &c in spec {
-                        cols.push(take(batch.column(c).as_ref(), rows, None)?);
+                        let col = batch.column(c);
+                        cols.push(match run {
+                            Some(first) => col.slice(first, n),
+                            None => take(col.as_ref(), rows, None)?,
+                        });
                     }
                 }
                 None => {
@@ -121,5 +138,18 @@ impl OutputLayout {
             cols,
             &opts,
         )?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contiguous_rows_are_recognized() {
+        assert_eq!(contiguous(&[4, 5, 6]), Some(4));
+        assert_eq!(contiguous(&[4, 6]), None);
+        assert_eq!(contiguous(&[5, 4]), None);
+        assert_eq!(contiguous(&[]), None);
     }
 }

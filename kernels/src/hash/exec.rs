@@ -624,7 +624,7 @@ impl<S: KeySource> PartitionWork<'_, S> {
             w.table.reset(&[br.len()], self.bits);
             let builder = w
                 .table
-                .region_builders(&[br.clone()])
+                .region_builders(&[0..br.len()])
                 .pop()
                 .expect("one region");
             let (tags, rows) = (&self.bsc.tags[br.clone()], &self.bsc.rows[br.clone()]);

@@ -165,6 +165,11 @@ impl HashJoin {
         }
     }
 
+    /// The join type.
+    pub fn join_type(&self) -> JoinType {
+        self.join_type
+    }
+
     /// Compare keys with `IS NOT DISTINCT FROM`: NULL matches NULL.
     pub fn null_equal(mut self, yes: bool) -> Self {
         self.null_equal = yes;

@@ -113,39 +113,55 @@ pub(crate) fn probe<S: KeySource, P: ProbeKeys<S::Tag>>(
     probe_rows: &mut Vec<u32>,
 ) -> bool {
     let n = input.len();
+    // Rows are looked up in blocks: tags and hashes first, with a prefetch
+    // of each home slot, then the lookups, so that the cache misses of a
+    // large table overlap instead of queueing one after another.
+    const BLOCK: usize = 16;
+    let mut block = [(None, 0u64, 0u32); BLOCK];
     while cur.i < n {
-        let (tag, prow) = input.get(cur.i);
-        let (group, extra): (&[u32], &[u32]) = match tag {
-            Some(t) => {
-                let g = table
-                    .find(t, S::hash(t), |b| !S::VERIFY || same(prow, b))
-                    .map(|e| table.group(e))
-                    .unwrap_or(&[]);
-                (g, cand.extra)
+        let start = cur.i;
+        let end = (start + BLOCK).min(n);
+        for (slot, j) in block.iter_mut().zip(start..end) {
+            let (tag, prow) = input.get(j);
+            let h = tag.map_or(0, S::hash);
+            if tag.is_some() {
+                table.prefetch(h);
             }
-            None => (cand.null_group.unwrap_or(&[]), &[]),
-        };
-        let mut total = group.len() + extra.len();
-        if cand.first_only {
-            total = total.min(1);
+            *slot = (tag, h, prow);
         }
-        while cur.k < total {
-            let room = limit - build_rows.len();
-            if room == 0 {
-                return false;
-            }
-            let (src, at) = if cur.k < group.len() {
-                (group, cur.k)
-            } else {
-                (extra, cur.k - group.len())
+        for &(tag, h, prow) in &block[..end - start] {
+            let (group, extra): (&[u32], &[u32]) = match tag {
+                Some(t) => {
+                    let g = table
+                        .find(t, h, |b| !S::VERIFY || same(prow, b))
+                        .map(|e| table.group(e))
+                        .unwrap_or(&[]);
+                    (g, cand.extra)
+                }
+                None => (cand.null_group.unwrap_or(&[]), &[]),
             };
-            let take = room.min(src.len() - at).min(total - cur.k);
-            build_rows.extend_from_slice(&src[at..at + take]);
-            probe_rows.resize(probe_rows.len() + take, prow);
-            cur.k += take;
+            let mut total = group.len() + extra.len();
+            if cand.first_only {
+                total = total.min(1);
+            }
+            while cur.k < total {
+                let room = limit - build_rows.len();
+                if room == 0 {
+                    return false;
+                }
+                let (src, at) = if cur.k < group.len() {
+                    (group, cur.k)
+                } else {
+                    (extra, cur.k - group.len())
+                };
+                let take = room.min(src.len() - at).min(total - cur.k);
+                build_rows.extend_from_slice(&src[at..at + take]);
+                probe_rows.resize(probe_rows.len() + take, prow);
+                cur.k += take;
+            }
+            cur.i += 1;
+            cur.k = 0;
         }
-        cur.i += 1;
-        cur.k = 0;
     }
     true
 }

@@ -125,21 +125,47 @@ impl<T: Copy + Eq + Default> JoinTable<T> {
         &self.regions[r]
     }
 
+    /// The slot index where the search for hash `h` starts, and the
+    /// region's `(base, mask)`.
+    #[inline(always)]
+    pub(crate) fn home(&self, h: u64) -> (usize, usize, usize) {
+        let reg = self.region(h);
+        let pos = ((h << self.skip_bits << self.region_bits) >> reg.shift) as usize;
+        (reg.base, reg.mask, pos)
+    }
+
+    /// Asks the CPU to start loading the home slot of hash `h`, so that a
+    /// later [`JoinTable::find`] of a block of keys overlaps their misses.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, h: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (base, _, pos) = self.home(h);
+            let p = self.slots[base..].as_ptr().wrapping_add(pos);
+            // SAFETY: a prefetch is only a hint: it reads nothing the program
+            // can observe and never faults, and `p` points into `slots`.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = h;
+    }
+
     /// Finds the group of `tag`; `same(first_row)` confirms a candidate
     /// group when tags can collide.
     #[inline(always)]
     pub(crate) fn find(&self, tag: T, h: u64, same: impl Fn(u32) -> bool) -> Option<&Entry<T>> {
-        let reg = self.region(h);
-        let mut pos = ((h << self.skip_bits << self.region_bits) >> reg.shift) as usize;
+        let (base, mask, mut pos) = self.home(h);
         loop {
-            let e = &self.slots[reg.base + pos];
+            let e = &self.slots[base + pos];
             if e.len == 0 {
                 return None;
             }
             if e.tag == tag && same(self.first_row(e)) {
                 return Some(e);
             }
-            pos = (pos + 1) & reg.mask;
+            pos = (pos + 1) & mask;
         }
     }
 

@@ -1,0 +1,69 @@
+//! Command-line parsing and dispatch.
+
+mod bench;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// tenon: an Arrow-native, vectorized join engine.
+#[derive(Debug, Parser)]
+#[command(name = "tenon", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Time the hash join strategies on the synthetic workloads.
+    Bench(bench::BenchArgs),
+}
+
+/// An error the CLI reports: its message and exit code.
+#[derive(Debug)]
+pub(crate) struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad usage or bad input (exit code 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError {
+            code: 2,
+            message: message.into(),
+        }
+    }
+
+    /// Execution failure (exit code 3).
+    pub fn exec(message: impl Into<String>) -> Self {
+        CliError {
+            code: 3,
+            message: message.into(),
+        }
+    }
+}
+
+pub(crate) fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let res = match cli.command {
+        Command::Bench(args) => bench::run(args),
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            for line in e.message.lines() {
+                eprintln!("error: {line}");
+            }
+            ExitCode::from(e.code)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Running a join the way the benchmarks do: count the output rows and sum
+//! one payload column of each side, without keeping the output.
+
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+use arrow_array::{Array, RecordBatch};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use tenon_kernels::{HashJoin, JoinInput, KernelError};
+
+/// Column of the synthetic workloads' numeric payload (`p`).
+pub const PAYLOAD_COLUMN: usize = 1;
+
+/// What [`count_and_sum`] measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JoinSummary {
+    /// Output rows.
+    pub rows: u64,
+    /// Sum of the left payload over the output (NULLs count as 0).
+    pub left_sum: i64,
+    /// Sum of the right payload over the output (NULLs count as 0).
+    pub right_sum: i64,
+}
+
+fn sum_column(b: &RecordBatch, i: usize) -> i64 {
+    b.columns()
+        .get(i)
+        .and_then(|c| c.as_primitive_opt::<Int64Type>())
+        .map(|a| {
+            if a.null_count() == 0 {
+                a.values().iter().fold(0i64, |s, &v| s.wrapping_add(v))
+            } else {
+                a.iter().flatten().fold(0i64, |s, v| s.wrapping_add(v))
+            }
+        })
+        .unwrap_or(0)
+}
+
+/// Runs `join` over the synthetic workload tables (left = probe side,
+/// right = build side), outputting only the payload column `p` of each side,
+/// and returns the row count and the two payload sums.
+///
+/// The join's own projection is replaced; everything else (mode, build side,
+/// threads, batch size) is used as given.
+///
+/// # Errors
+///
+/// Whatever the join fails with.
+pub fn count_and_sum(join: &HashJoin, left: &JoinInput, right: &JoinInput) -> Result<JoinSummary, KernelError> {
+    let join = join
+        .clone()
+        .projection(Some(vec![PAYLOAD_COLUMN]), Some(vec![PAYLOAD_COLUMN]));
+    let rows = AtomicU64::new(0);
+    let (ls, rs) = (AtomicI64::new(0), AtomicI64::new(0));
+    let (has_l, has_r) = match join.join_type().output_sides() {
+        (true, true) => (Some(0), Some(1)),
+        (true, false) => (Some(0), None),
+        (false, _) => (None, Some(0)),
+    };
+    join.for_each(left, right, &|b: RecordBatch| {
+        rows.fetch_add(b.num_rows() as u64, Ordering::Relaxed);
+        if let Some(i) = has_l {
+            ls.fetch_add(sum_column(&b, i), Ordering::Relaxed);
+        }
+        if let Some(i) = has_r {
+            rs.fetch_add(sum_column(&b, i), Ordering::Relaxed);
+        }
+        Ok(())
+    })?;
+    Ok(JoinSummary {
+        rows: rows.into_inner(),
+        left_sum: ls.into_inner(),
+        right_sum: rs.into_inner(),
+    })
+}
