@@ -73,23 +73,26 @@ where
     out
 }
 
-/// Scrambled keys of the given ids, in order.
-pub(crate) fn keys_of_ids(ids: &[u64]) -> Vec<i64> {
-    ids.par_iter().map(|&id| scramble(id)).collect()
+/// The hash of row `row` of `side` that its string payload is made from.
+#[inline]
+fn string_hash(side: Side, row: usize) -> u64 {
+    mix64(row as u64 ^ side.salt())
 }
 
-/// The string payload of row `row` of `side`: 4 to 12 characters, length and
-/// characters taken from a hash of `(side, row)`.
-fn string_for(side: Side, row: usize) -> ([u8; MAX_STRING_LEN], usize) {
-    let h = mix64(row as u64 ^ side.salt());
-    let len =
-        MIN_STRING_LEN + small_below(h, (MAX_STRING_LEN - MIN_STRING_LEN + 1) as u64) as usize;
+/// Length of the string payload with hash `h`: 4 to 12 bytes.
+#[inline]
+fn string_len(h: u64) -> usize {
+    MIN_STRING_LEN + small_below(h, (MAX_STRING_LEN - MIN_STRING_LEN + 1) as u64) as usize
+}
+
+/// Writes the characters of the string payload with hash `h` into `out`
+/// (whose length is `string_len(h)`): 5 bits of a second hash per character.
+#[inline]
+fn write_string(h: u64, out: &mut [u8]) {
     let bits = mix64(h ^ GOLDEN_GAMMA);
-    let mut chars = [0u8; MAX_STRING_LEN];
-    for (j, c) in chars.iter_mut().enumerate() {
+    for (j, c) in out.iter_mut().enumerate() {
         *c = ALPHABET[((bits >> (5 * j)) & 31) as usize];
     }
-    (chars, len)
 }
 
 /// The `s` column of `side` with `n` rows. Built in three parallel passes:
@@ -104,7 +107,11 @@ pub(crate) fn string_column(side: Side, n: usize) -> StringArray {
     let chunk_rows = |chunk: usize| chunk * CHUNK_ROWS..((chunk + 1) * CHUNK_ROWS).min(n);
     let chunk_bytes: Vec<usize> = (0..chunk_count)
         .into_par_iter()
-        .map(|chunk| chunk_rows(chunk).map(|row| string_for(side, row).1).sum())
+        .map(|chunk| {
+            chunk_rows(chunk)
+                .map(|row| string_len(string_hash(side, row)))
+                .sum()
+        })
         .collect();
     let total: usize = chunk_bytes.iter().sum();
     assert!(
@@ -130,8 +137,9 @@ pub(crate) fn string_column(side: Side, n: usize) -> StringArray {
         .for_each(|(chunk, (ends, (start, bytes)))| {
             let mut written = 0usize;
             for (row, end) in chunk_rows(chunk).zip(ends.iter_mut()) {
-                let (chars, len) = string_for(side, row);
-                bytes[written..written + len].copy_from_slice(&chars[..len]);
+                let h = string_hash(side, row);
+                let len = string_len(h);
+                write_string(h, &mut bytes[written..written + len]);
                 written += len;
                 // Fits: the total was checked against i32::MAX above.
                 *end = (start + written) as i32;
@@ -158,7 +166,7 @@ pub(crate) fn side_batch(
         Field::new("p", DataType::Int64, false),
         Field::new("s", DataType::Utf8, false),
     ];
-    let row_index: Vec<i64> = (0..n as i64).collect();
+    let row_index: Vec<i64> = (0..n as i64).into_par_iter().collect();
     let mut columns: Vec<ArrayRef> = vec![
         Arc::new(Int64Array::new(ScalarBuffer::from(keys), None)),
         Arc::new(Int64Array::new(ScalarBuffer::from(row_index), None)),

@@ -27,12 +27,13 @@
 #![deny(missing_docs)]
 
 mod columns;
-mod generate;
+mod generator;
 mod rng;
+mod shuffle;
 mod split;
 mod workload;
 mod zipf;
 
-pub use generate::{Tables, generate};
+pub use generator::{Tables, generate};
 pub use split::split_batches;
 pub use workload::{ParseWorkloadError, Workload};

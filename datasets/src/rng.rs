@@ -61,13 +61,8 @@ impl SplitMix64 {
     }
 
     /// The seed of `stream` for the user seed `seed` (hashes both).
-    pub(crate) const fn stream_seed(seed: u64, stream: Stream) -> u64 {
+    const fn stream_seed(seed: u64, stream: Stream) -> u64 {
         mix64(seed ^ mix64((stream as u64).wrapping_mul(GOLDEN_GAMMA)))
-    }
-
-    /// A generator for one stream of one user seed.
-    pub(crate) const fn for_stream(seed: u64, stream: Stream) -> Self {
-        Self::new(Self::stream_seed(seed, stream))
     }
 
     /// A generator for chunk `chunk` of `stream`: seeded by hashing the
@@ -106,17 +101,6 @@ impl SplitMix64 {
     pub(crate) fn unit_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
-}
-
-/// A uniformly random permutation of `0..n` (Fisher–Yates shuffle driven by
-/// `rng`).
-pub(crate) fn permutation(n: usize, rng: &mut SplitMix64) -> Vec<u64> {
-    let mut ids: Vec<u64> = (0..n as u64).collect();
-    for i in (1..n).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        ids.swap(i, j);
-    }
-    ids
 }
 
 #[cfg(test)]
@@ -166,20 +150,5 @@ mod tests {
         assert_ne!(base, first(1, Stream::BuildIds, 0));
         assert_ne!(base, first(2, Stream::ProbeIds, 0));
         assert_eq!(base, first(1, Stream::ProbeIds, 0));
-    }
-
-    #[test]
-    fn permutation_contains_every_id_once() {
-        let mut rng = SplitMix64::new(11);
-        let perm = permutation(1_000, &mut rng);
-        let mut sorted = perm.clone();
-        sorted.sort_unstable();
-        assert_eq!(sorted, (0..1_000).collect::<Vec<u64>>());
-        assert_ne!(
-            perm, sorted,
-            "a shuffle of 1000 ids should not be the identity"
-        );
-        assert!(permutation(0, &mut rng).is_empty());
-        assert_eq!(permutation(1, &mut rng), vec![0]);
     }
 }

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use crate::columns::CHUNK_ROWS;
 use crate::rng::{SplitMix64, Stream};
 
-/// Target number of ids per bucket (256 KiB of `u64`s).
+/// Target number of ids per bucket (256 KiB of 8-byte outputs).
 const BUCKET_IDS: usize = 1 << 15;
 
 /// Fisher–Yates shuffle of `values` driven by `rng`.
@@ -29,29 +29,34 @@ fn shuffle_in_place<T>(values: &mut [T], rng: &mut SplitMix64) {
 }
 
 /// The ids of chunk `chunk` grouped by their random bucket, and where each
-/// bucket's group starts (`buckets + 1` entries).
+/// bucket's group starts (`buckets + 1` entries). The bucket draws are made
+/// twice from the same generator state (count, then place), so they need no
+/// storage.
 fn group_chunk(
     chunk: usize,
     n: usize,
     buckets: usize,
     seed: u64,
     stream: Stream,
-) -> (Vec<u64>, Vec<usize>) {
+) -> (Vec<u32>, Vec<usize>) {
     let ids = chunk * CHUNK_ROWS..((chunk + 1) * CHUNK_ROWS).min(n);
-    let mut rng = SplitMix64::for_chunk(seed, stream, 2 * chunk as u64);
-    let assigned: Vec<u32> = ids.clone().map(|_| rng.below(buckets as u64) as u32).collect();
+    let rng = SplitMix64::for_chunk(seed, stream, 2 * chunk as u64);
     let mut starts = vec![0usize; buckets + 1];
-    for &bucket in &assigned {
-        starts[bucket as usize + 1] += 1;
+    let mut count_rng = rng.clone();
+    for _ in ids.clone() {
+        starts[count_rng.below(buckets as u64) as usize + 1] += 1;
     }
     for b in 0..buckets {
         starts[b + 1] += starts[b];
     }
     let mut cursor = starts.clone();
-    let mut grouped = vec![0u64; assigned.len()];
-    for (id, &bucket) in ids.zip(&assigned) {
-        grouped[cursor[bucket as usize]] = id as u64;
-        cursor[bucket as usize] += 1;
+    let mut grouped = vec![0u32; ids.len()];
+    let mut place_rng = rng;
+    for id in ids {
+        let bucket = place_rng.below(buckets as u64) as usize;
+        // Fits: `shuffled` checks that n <= 2^32.
+        grouped[cursor[bucket]] = id as u32;
+        cursor[bucket] += 1;
     }
     (grouped, starts)
 }
@@ -63,8 +68,9 @@ where
     T: Copy + Default + Send + Sync,
     F: Fn(u64) -> T + Sync,
 {
+    assert!(n as u64 <= 1 << 32, "cannot shuffle more than 2^32 ids");
     let buckets = n.div_ceil(BUCKET_IDS).max(1);
-    let chunks: Vec<(Vec<u64>, Vec<usize>)> = (0..n.div_ceil(CHUNK_ROWS))
+    let chunks: Vec<(Vec<u32>, Vec<usize>)> = (0..n.div_ceil(CHUNK_ROWS))
         .into_par_iter()
         .map(|chunk| group_chunk(chunk, n, buckets, seed, stream))
         .collect();
@@ -86,7 +92,7 @@ where
                 .iter()
                 .flat_map(|(grouped, starts)| &grouped[starts[bucket]..starts[bucket + 1]]);
             for (slot, &id) in slots.iter_mut().zip(ids) {
-                *slot = map(id);
+                *slot = map(u64::from(id));
             }
             let mut rng = SplitMix64::for_chunk(seed, stream, 2 * bucket as u64 + 1);
             shuffle_in_place(slots, &mut rng);
@@ -106,7 +112,10 @@ mod tests {
             sorted.sort_unstable();
             assert_eq!(sorted, (0..n as u64).collect::<Vec<u64>>(), "n={n}");
             if n >= 1_000 {
-                assert_ne!(perm, sorted, "a shuffle of {n} ids should not be the identity");
+                assert_ne!(
+                    perm, sorted,
+                    "a shuffle of {n} ids should not be the identity"
+                );
             }
         }
     }
@@ -122,7 +131,10 @@ mod tests {
     #[test]
     fn shuffled_is_independent_of_thread_count() {
         let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
             pool.install(|| shuffled(2 * BUCKET_IDS + 77, 3, Stream::ZipfRanks, |id| id))
         };
         assert_eq!(run(1), run(3));
@@ -133,10 +145,15 @@ mod tests {
         // 6000 permutations of 3 ids: each of the 6 orders about 1000 times.
         let mut counts = std::collections::HashMap::new();
         for seed in 0..6_000 {
-            *counts.entry(shuffled(3, seed, Stream::BuildOrder, |id| id)).or_insert(0) += 1;
+            *counts
+                .entry(shuffled(3, seed, Stream::BuildOrder, |id| id))
+                .or_insert(0) += 1;
         }
         assert_eq!(counts.len(), 6);
-        assert!(counts.values().all(|&c| (850..1150).contains(&c)), "{counts:?}");
+        assert!(
+            counts.values().all(|&c| (850..1150).contains(&c)),
+            "{counts:?}"
+        );
     }
 
     #[test]
@@ -144,7 +161,7 @@ mod tests {
         // With several buckets, id 0 must be able to reach every bucket.
         let n = 4 * BUCKET_IDS;
         let mut positions_seen = std::collections::HashSet::new();
-        for seed in 0..64 {
+        for seed in 0..32 {
             let perm = shuffled(n, seed, Stream::ProbeOrder, |id| id);
             let position = perm.iter().position(|&id| id == 0).unwrap();
             positions_seen.insert(position / BUCKET_IDS);

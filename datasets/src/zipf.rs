@@ -4,10 +4,14 @@
 //! all `n` ranks (built once, `n` `f64`s). A uniform `u` in `[0, 1)` maps to
 //! the first rank whose cumulative weight exceeds `u * C(n)`, so rank `r`
 //! (1-based) is drawn with probability `r^-s / C(n)`, exact up to `f64`
-//! rounding. To avoid a full binary search per sample, a guide table (the
-//! cutpoint method of Chen and Asau, 1974) with one entry per `1/n` of
-//! probability mass narrows the search to a few table entries; a final
-//! linear correction makes the result identical to a full binary search.
+//! rounding. To shorten the binary search, a small guide table (the cutpoint
+//! method of Chen and Asau, 1974; [`GUIDE_BUCKETS`] entries, so it stays in
+//! cache) gives for each equal slice of probability mass the range of ranks
+//! it covers; the search runs inside that range, and a final linear
+//! correction makes the result identical to a full binary search.
+
+/// Number of guide-table entries (at most one per rank).
+const GUIDE_BUCKETS: usize = 1 << 16;
 
 /// An inverse-CDF sampler for Zipf(`s`) over ranks `0..n` (rank 0 is the
 /// most frequent).
@@ -17,13 +21,14 @@ pub(crate) struct ZipfTable {
     cumulative: Vec<f64>,
     /// `guide[b]` = first rank whose cumulative weight exceeds
     /// `b / guide.len()` of the total.
-    guide: Vec<usize>,
+    guide: Vec<u32>,
 }
 
 impl ZipfTable {
     /// Builds the table for `n >= 1` ranks and exponent `s > 0`.
     pub(crate) fn new(n: usize, s: f64) -> Self {
         assert!(n >= 1, "Zipf needs at least one rank");
+        assert!(u32::try_from(n).is_ok(), "Zipf ranks must fit in u32");
         assert!(s > 0.0 && s.is_finite(), "Zipf exponent must be positive");
         let mut acc = 0.0f64;
         let cumulative: Vec<f64> = (1..=n)
@@ -33,7 +38,7 @@ impl ZipfTable {
             })
             .collect();
         let total = acc;
-        let buckets = n;
+        let buckets = n.min(GUIDE_BUCKETS);
         let mut guide = Vec::with_capacity(buckets);
         let mut rank = 0;
         for b in 0..buckets {
@@ -41,7 +46,7 @@ impl ZipfTable {
             while rank + 1 < n && cumulative[rank] <= threshold {
                 rank += 1;
             }
-            guide.push(rank);
+            guide.push(rank as u32);
         }
         Self { cumulative, guide }
     }
@@ -73,8 +78,8 @@ impl ZipfTable {
         let n = self.len();
         let target = u * self.total();
         let bucket = ((u * self.guide.len() as f64) as usize).min(self.guide.len() - 1);
-        let lo = self.guide[bucket];
-        let hi = self.guide.get(bucket + 1).copied().unwrap_or(n - 1);
+        let lo = self.guide[bucket] as usize;
+        let hi = self.guide.get(bucket + 1).map_or(n - 1, |&r| r as usize);
         let mut rank = (lo + self.cumulative[lo..=hi].partition_point(|&c| c <= target)).min(n - 1);
         // Rounding at bucket edges can leave the answer just outside the guide
         // bracket; walk to the exact first rank with cumulative > target.
@@ -110,6 +115,8 @@ mod tests {
             (10, 0.5),
             (1_000, 1.1),
             (5_000, 2.0),
+            // More ranks than guide buckets: buckets span many ranks.
+            (300_000, 1.1),
         ] {
             let table = ZipfTable::new(n, s);
             let mut rng = SplitMix64::new(n as u64);

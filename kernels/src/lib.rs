@@ -19,6 +19,7 @@ mod bitmap;
 mod error;
 mod filter;
 pub mod hash;
+mod hugepage;
 mod join_type;
 mod keys;
 mod memory;

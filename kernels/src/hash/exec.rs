@@ -448,7 +448,7 @@ impl<'a> Prepared<'a> {
             .trailing_zeros()
             .min(MAX_PARTITION_BITS);
         let scatter_mem =
-            mem.try_reserve("partitioning the build side", scatter_bytes::<S::Tag>(n))?;
+            mem.try_reserve("partitioning the build side", scatter_bytes::<S>(n))?;
         let sc = scatter(b.keys, n, b.nulls, bits);
         let counts = sc.counts();
         let r = mem.try_reserve("the hash table", JoinTable::<S::Tag>::bytes_for(&counts))?;
@@ -488,7 +488,7 @@ impl<'a> Prepared<'a> {
         let pnulls = key_nulls(&pcols, &self.kind, self.join.null_equal);
         let _scatter_mem = mem.try_reserve(
             "partitioning both sides",
-            scatter_bytes::<S::Tag>(n_build) + scatter_bytes::<S::Tag>(n_probe),
+            scatter_bytes::<S>(n_build) + scatter_bytes::<S>(n_probe),
         )?;
         let bsc = scatter(b.keys, n_build, b.nulls, bits);
         let psc = scatter(&pkeys, n_probe, pnulls.as_ref(), bits);

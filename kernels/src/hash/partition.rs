@@ -17,6 +17,7 @@
 use arrow_buffer::NullBuffer;
 use rayon::prelude::*;
 
+use crate::hugepage::huge_vec;
 use crate::keys::KeySource;
 
 /// Rows per chunk of the sink phase.
@@ -53,8 +54,10 @@ impl<T> Scattered<T> {
 }
 
 /// Bytes [`scatter`] allocates for `n` rows.
-pub(crate) fn scatter_bytes<T>(n: usize) -> usize {
-    n * (std::mem::size_of::<T>() * 2 + 4)
+pub(crate) fn scatter_bytes<S: KeySource>(n: usize) -> usize {
+    let tag = std::mem::size_of::<S::Tag>();
+    // The output (tag + row), plus the tags kept by the sink for byte keys.
+    n * (tag + 4 + if S::VERIFY { tag } else { 0 })
 }
 
 /// The partition of a hash: its top `bits` bits.
@@ -86,10 +89,12 @@ pub(crate) fn scatter<S: KeySource>(
         .map(|s| s..(s + CHUNK_ROWS).min(n))
         .collect();
 
-    // Sink: tags, histograms and NULL rows per chunk.
+    // Sink: histograms and NULL rows per chunk. Fixed-width tags are the
+    // keys themselves, cheap to read again in the scatter; byte keys' tags
+    // are hashes, kept here so that each string is hashed once.
+    let keep_tags = S::VERIFY;
     struct Sunk<T> {
         tags: Vec<T>,
-        rows: Option<Vec<u32>>,
         hist: Vec<usize>,
         nulls: Vec<u32>,
     }
@@ -97,35 +102,21 @@ pub(crate) fn scatter<S: KeySource>(
         .par_iter()
         .map(|range| {
             let mut hist = vec![0usize; parts];
-            let mut tags = Vec::with_capacity(range.len());
+            let mut tags = Vec::with_capacity(if keep_tags { range.len() } else { 0 });
             let mut null_list = Vec::new();
-            let mut rows = None;
-            match nulls {
-                None => {
-                    for i in range.clone() {
-                        let t = keys.tag(i);
-                        hist[partition_of(S::hash(t), bits)] += 1;
-                        tags.push(t);
-                    }
+            for i in range.clone() {
+                if nulls.is_some_and(|v| v.is_null(i)) {
+                    null_list.push(i as u32);
+                    continue;
                 }
-                Some(v) => {
-                    let mut r = Vec::with_capacity(range.len());
-                    for i in range.clone() {
-                        if v.is_null(i) {
-                            null_list.push(i as u32);
-                            continue;
-                        }
-                        let t = keys.tag(i);
-                        hist[partition_of(S::hash(t), bits)] += 1;
-                        tags.push(t);
-                        r.push(i as u32);
-                    }
-                    rows = Some(r);
+                let t = keys.tag(i);
+                hist[partition_of(S::hash(t), bits)] += 1;
+                if keep_tags {
+                    tags.push(t);
                 }
             }
             Sunk {
                 tags,
-                rows,
                 hist,
                 nulls: null_list,
             }
@@ -147,8 +138,8 @@ pub(crate) fn scatter<S: KeySource>(
     let total = at;
 
     // Scatter.
-    let mut tags: Vec<S::Tag> = Vec::with_capacity(total);
-    let mut rows: Vec<u32> = Vec::with_capacity(total);
+    let mut tags: Vec<S::Tag> = huge_vec(total);
+    let mut rows: Vec<u32> = huge_vec(total);
     let tag_out = Out(tags.as_mut_ptr());
     let row_out = Out(rows.as_mut_ptr());
     sunk.par_iter()
@@ -156,18 +147,22 @@ pub(crate) fn scatter<S: KeySource>(
         .zip(starts.into_par_iter())
         .for_each(|((s, range), mut pos)| {
             let (tag_out, row_out) = (&tag_out, &row_out);
-            for (j, &t) in s.tags.iter().enumerate() {
-                let p = partition_of(S::hash(t), bits);
-                let row = match &s.rows {
-                    Some(r) => r[j],
-                    None => (range.start + j) as u32,
+            let mut kept = s.tags.iter();
+            for i in range.clone() {
+                if nulls.is_some_and(|v| v.is_null(i)) {
+                    continue;
+                }
+                let t = match kept.next() {
+                    Some(&t) => t,
+                    None => keys.tag(i),
                 };
+                let p = partition_of(S::hash(t), bits);
                 // SAFETY: `pos[p]` stays inside this chunk's own range of
                 // partition p (its histogram count), which is inside
                 // `0..total`, the capacity of both vectors.
                 unsafe {
                     tag_out.0.add(pos[p]).write(t);
-                    row_out.0.add(pos[p]).write(row);
+                    row_out.0.add(pos[p]).write(i as u32);
                 }
                 pos[p] += 1;
             }

@@ -30,6 +30,8 @@
 
 use std::ops::Range;
 
+use crate::hugepage::reserve_huge;
+
 /// One slot: a group of build rows sharing a key.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[repr(C)]
@@ -109,9 +111,12 @@ impl<T: Copy + Eq + Default> JoinTable<T> {
             base += 1 << bits;
         }
         self.slots.clear();
+        reserve_huge(&mut self.slots, base);
         self.slots.resize(base, Entry::default());
+        let rows = region_counts.iter().sum();
         self.rows.clear();
-        self.rows.resize(region_counts.iter().sum(), 0);
+        reserve_huge(&mut self.rows, rows);
+        self.rows.resize(rows, 0);
         self.n_rows = 0;
     }
 

@@ -3,8 +3,9 @@
 use arrow_array::RecordBatch;
 
 use crate::Workload;
-use crate::columns::{Side, fill_random, keys_of_ids, scramble, side_batch};
-use crate::rng::{SplitMix64, Stream, permutation, small_below};
+use crate::columns::{Side, fill_random, scramble, side_batch};
+use crate::rng::{SplitMix64, Stream, small_below};
+use crate::shuffle::shuffled;
 use crate::zipf::ZipfTable;
 
 /// Zipf exponent of the `zipf` workload.
@@ -125,8 +126,7 @@ fn streams(side: Side) -> (Stream, Stream, Stream) {
 /// `rows` rows holding each id of `0..rows` exactly once, in random order.
 fn shuffled_side(side: Side, rows: usize, seed: u64) -> RecordBatch {
     let (_, order, _) = streams(side);
-    let ids = permutation(rows, &mut SplitMix64::for_stream(seed, order));
-    side_batch(side, keys_of_ids(&ids), None)
+    side_batch(side, shuffled(rows, seed, order, scramble), None)
 }
 
 /// `rows` rows with ids uniform in `0..ids`, plus optionally an extra column
@@ -149,24 +149,21 @@ fn uniform_side(
     side_batch(side, keys, extra)
 }
 
-/// The `zipf` rank-to-id mapping: rank `r` (0 = hottest) is build id
-/// `ids[r]`, a random permutation of the build ids.
-pub(crate) fn zipf_rank_ids(build_rows: usize, seed: u64) -> Vec<u64> {
-    permutation(
-        build_rows,
-        &mut SplitMix64::for_stream(seed, Stream::ZipfRanks),
-    )
+/// The `zipf` rank-to-key mapping: rank `r` (0 = hottest) is the key of
+/// build id `perm[r]`, where `perm` is a random permutation of the build ids.
+pub(crate) fn zipf_rank_keys(build_rows: usize, seed: u64) -> Vec<i64> {
+    shuffled(build_rows, seed, Stream::ZipfRanks, scramble)
 }
 
 /// `zipf` probe side: Zipf(1.1) ranks over the build ids, mapped through
-/// [`zipf_rank_ids`].
+/// [`zipf_rank_keys`].
 fn zipf_probe(rows: usize, build_rows: usize, seed: u64) -> RecordBatch {
-    let (table, rank_ids) = rayon::join(
+    let (table, rank_keys) = rayon::join(
         || ZipfTable::new(build_rows, ZIPF_EXPONENT),
-        || zipf_rank_ids(build_rows, seed),
+        || zipf_rank_keys(build_rows, seed),
     );
     let keys = fill_random(rows, seed, Stream::ProbeIds, |rng, _| {
-        scramble(rank_ids[table.sample(rng.unit_f64())])
+        rank_keys[table.sample(rng.unit_f64())]
     });
     side_batch(Side::Probe, keys, None)
 }
