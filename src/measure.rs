@@ -3,9 +3,9 @@
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
-use arrow_array::{Array, RecordBatch};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
+use arrow_array::{Array, RecordBatch};
 use tenon_kernels::{HashJoin, JoinInput, KernelError};
 
 /// Column of the synthetic workloads' numeric payload (`p`).
@@ -46,7 +46,11 @@ fn sum_column(b: &RecordBatch, i: usize) -> i64 {
 /// # Errors
 ///
 /// Whatever the join fails with.
-pub fn count_and_sum(join: &HashJoin, left: &JoinInput, right: &JoinInput) -> Result<JoinSummary, KernelError> {
+pub fn count_and_sum(
+    join: &HashJoin,
+    left: &JoinInput,
+    right: &JoinInput,
+) -> Result<JoinSummary, KernelError> {
     let join = join
         .clone()
         .projection(Some(vec![PAYLOAD_COLUMN]), Some(vec![PAYLOAD_COLUMN]));

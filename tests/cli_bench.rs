@@ -24,12 +24,19 @@ fn bench_prints_one_line_per_workload_and_strategy() {
         "--threads",
         "2",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 5, "{text}");
     assert!(lines[0].starts_with("workload"));
-    for (line, w) in lines[1..].iter().zip(["fk_small", "fk_small", "m2n", "m2n"]) {
+    for (line, w) in lines[1..]
+        .iter()
+        .zip(["fk_small", "fk_small", "m2n", "m2n"])
+    {
         assert!(line.starts_with(w), "{line}");
     }
     // fk_small: every probe row matches once; both strategies agree.
@@ -55,7 +62,10 @@ fn unknown_strategy_is_a_usage_error() {
     let out = tenon(&["bench", "--strategies", "MAGIC", "--scale", "0.0001"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("MAGIC") && err.contains("SHUFFLE_HASH"), "{err}");
+    assert!(
+        err.contains("MAGIC") && err.contains("SHUFFLE_HASH"),
+        "{err}"
+    );
 }
 
 #[test]

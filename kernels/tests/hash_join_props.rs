@@ -16,17 +16,26 @@ use tenon_kernels::{HashJoin, HashJoinMode, JoinInput, JoinSide, JoinType, Kerne
 
 use common::reference::{RefJoin, RowFilter};
 use common::{
-    Row, Value, check_batches, less_than_filter, less_than_rows, multiset_diff, run_kernel,
-    sorted, split_batches,
+    Row, Value, check_batches, less_than_filter, less_than_rows, multiset_diff, run_kernel, sorted,
+    split_batches,
 };
 
 /// Cases per property; each case runs every join type in both modes with
-/// both build sides (36 joins).
+/// both build sides (36 joins). `PROPTEST_CASES` overrides it for a deeper
+/// run.
 const CASES: u32 = 48;
 
 fn config() -> ProptestConfig {
+    config_with(CASES)
+}
+
+fn config_with(default_cases: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default_cases);
     ProptestConfig {
-        cases: CASES,
+        cases,
         failure_persistence: None,
         max_shrink_iters: 2048,
         ..ProptestConfig::default()
@@ -122,7 +131,12 @@ fn layout(kind: KeyKind) -> Layout {
     let k2 = Field::new("k2", DataType::Utf8, true);
     if kind == KeyKind::Composite {
         Layout {
-            left: Arc::new(Schema::new(vec![id.clone(), k.clone(), p.clone(), k2.clone()])),
+            left: Arc::new(Schema::new(vec![
+                id.clone(),
+                k.clone(),
+                p.clone(),
+                k2.clone(),
+            ])),
             right: Arc::new(Schema::new(vec![k2, p, id, k])),
             on: vec![(1, 3), (3, 0)],
             left_p: 2,
@@ -167,18 +181,18 @@ fn side_rows(kind: KeyKind, left: bool, raw: &[RawRow], id_base: i64) -> Vec<Row
         .collect()
 }
 
-/// A side: up to 40 rows (sometimes none) with keys from `0..domain`, NULL
-/// with probability `null_p` per key column.
-fn side(domain: u8, null_p: f64) -> impl Strategy<Value = SideData> {
+/// A side: fewer than `max_rows` rows (sometimes none) with keys from
+/// `0..domain`, NULL with probability `null_p` per key column.
+fn side(domain: u8, null_p: f64, max_rows: usize) -> impl Strategy<Value = SideData> {
     let row = (
         maybe_null(null_p, 0..domain),
         maybe_null(null_p, 0..domain.min(3)),
         maybe_null(0.2, -3i8..4),
     );
     (
-        prop::collection::vec(row, 0..40),
+        prop::collection::vec(row, 0..max_rows),
         prop::bool::weighted(0.1),
-        prop::collection::vec(prop_oneof![Just(0usize), 1..12usize], 0..6),
+        prop::collection::vec(prop_oneof![Just(0usize), 1..12usize, 12..100usize], 0..6),
         any::<bool>(),
     )
         .prop_map(|(rows, empty, sizes, slice)| SideData {
@@ -206,8 +220,8 @@ fn null_prob() -> impl Strategy<Value = f64> {
     prop_oneof![Just(0.0), Just(0.15), Just(0.5), Just(1.0)]
 }
 
-fn any_side(domains: Vec<u8>) -> impl Strategy<Value = SideData> {
-    (prop::sample::select(domains), null_prob()).prop_flat_map(|(d, n)| side(d, n))
+fn any_side(domains: Vec<u8>, max_rows: usize) -> impl Strategy<Value = SideData> {
+    (prop::sample::select(domains), null_prob()).prop_flat_map(move |(d, n)| side(d, n, max_rows))
 }
 
 fn exec() -> impl Strategy<Value = Exec> {
@@ -225,11 +239,20 @@ fn exec() -> impl Strategy<Value = Exec> {
         })
 }
 
+/// Small cases: up to 40 rows a side.
 fn case(kind: impl Strategy<Value = KeyKind>, domains: Vec<u8>) -> impl Strategy<Value = Case> {
+    sized_case(kind, domains, 40)
+}
+
+fn sized_case(
+    kind: impl Strategy<Value = KeyKind>,
+    domains: Vec<u8>,
+    max_rows: usize,
+) -> impl Strategy<Value = Case> {
     (
         kind,
-        any_side(domains.clone()),
-        any_side(domains),
+        any_side(domains.clone(), max_rows),
+        any_side(domains, max_rows),
         any::<bool>(),
         any::<bool>(),
         prop::bool::weighted(0.2),
@@ -346,12 +369,11 @@ fn check_one(
         run_kernel(&join, &inp.left, &inp.right, ex.via_stream)
     }))
     .map_err(|p| {
-        let msg = p
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| p.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        format!("{ctx}: the kernel panicked: {msg}")
+        format!(
+            "{ctx}: the kernel panicked: {} (last worker panic: {})",
+            common::panic_text(p.as_ref()),
+            common::last_worker_panic()
+        )
     })?;
     if !oracle.is_valid() {
         return match got {
@@ -387,6 +409,7 @@ fn check_one(
 
 /// Every join type, mode and build side of one case against the oracle.
 fn check_case(c: &Case) -> Result<(), TestCaseError> {
+    common::quiet_worker_panics();
     let inp = inputs(c);
     for jt in JoinType::ALL {
         for mode in MODES {
@@ -437,6 +460,7 @@ proptest! {
         mode in prop::sample::select(MODES.to_vec()),
         build in prop::sample::select(SIDES.to_vec()),
     ) {
+        common::quiet_worker_panics();
         let inp = inputs(&c);
         let execs = [
             Exec { batch_size: 8192, threads: 1, partitions: None, via_stream: false },
@@ -487,5 +511,16 @@ proptest! {
             let b = sorted(oracle.run_indexed(&inp.lrows, &inp.rrows, w));
             prop_assert!(a == b, "{jt}: {}", multiset_diff(&b, &a));
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(config_with(CASES / 3))]
+
+    /// Up to 160 rows a side, keys from up to 64 values: longer probe runs
+    /// (several lookup blocks), more partitions with rows in them.
+    #[test]
+    fn medium_inputs_match_reference(c in sized_case(any_kind(), vec![8, 64], 160)) {
+        check_case(&c)?;
     }
 }

@@ -75,7 +75,10 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
     } else {
         args.workloads
             .iter()
-            .map(|w| w.parse::<Workload>().map_err(|e| CliError::usage(format!("--workload: {e}"))))
+            .map(|w| {
+                w.parse::<Workload>()
+                    .map_err(|e| CliError::usage(format!("--workload: {e}")))
+            })
             .collect::<Result<_, _>>()?
     };
     let strategies = strategies(&args.strategies)?;
@@ -94,9 +97,9 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
     if args.threads == Some(0) {
         return Err(CliError::usage("--threads must be at least 1"));
     }
-    let threads = args.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    });
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

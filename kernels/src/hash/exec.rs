@@ -305,7 +305,7 @@ impl<'a> Prepared<'a> {
                 // One candidate decides: any build row conflicts with a NULL
                 // probe key, and a NULL build key conflicts with every row.
                 return Candidates {
-                    null_group: (n_build > 0).then_some(&all_rows[..1]),
+                    null_group: (n_build > 0).then(|| &all_rows[..1]),
                     extra: &build_nulls[..build_nulls.len().min(1)],
                     first_only,
                 };
@@ -343,7 +343,11 @@ impl<'a> Prepared<'a> {
     /// probe key was NULL.
     fn broadcast<S: KeySource>(&self, b: &BuildSide<'_, S>, emitter: &Emitter<'_>) -> Result<bool> {
         let n_build = b.batch.num_rows();
-        let (table, build_nulls, _mem) = self.build_table(b)?;
+        let BuiltTable {
+            table,
+            null_rows: build_nulls,
+            _memory,
+        } = self.build_table(b)?;
         let (all_rows, _all_mem) = self.all_rows(n_build)?;
         let cand = self.candidates(n_build, &build_nulls, &all_rows);
         let bs = self.join.batch_size;
@@ -408,10 +412,7 @@ impl<'a> Prepared<'a> {
 
     /// Builds one table over the whole build side. Returns it, the rows
     /// whose key is NULL, and the memory it holds.
-    fn build_table<S: KeySource>(
-        &self,
-        b: &BuildSide<'_, S>,
-    ) -> Result<(JoinTable<S::Tag>, Vec<u32>, Vec<MemoryReservation>)> {
+    fn build_table<S: KeySource>(&self, b: &BuildSide<'_, S>) -> Result<BuiltTable<S::Tag>> {
         let n = b.batch.num_rows();
         let mem = &self.join.memory;
         let mut table = JoinTable::default();
@@ -425,11 +426,7 @@ impl<'a> Prepared<'a> {
             });
             let count = valid.as_ref().map_or(n, |v| v.len());
             let r = mem.try_reserve("the hash table", JoinTable::<S::Tag>::bytes_for(&[count]))?;
-            table.reset(&[count], 0);
-            let builder = table
-                .region_builders(&[0..count])
-                .pop()
-                .expect("one region");
+            let builder = table.single(count, 0);
             let row = |i: usize| valid.as_ref().map_or(i as u32, |v| v[i]);
             builder.build(
                 count,
@@ -441,14 +438,17 @@ impl<'a> Prepared<'a> {
                 same,
                 &mut Vec::new(),
             );
-            return Ok((table, nulls, vec![r]));
+            return Ok(BuiltTable {
+                table,
+                null_rows: nulls,
+                _memory: r,
+            });
         }
         let bits = (n / REGION_ROWS)
             .next_power_of_two()
             .trailing_zeros()
             .min(MAX_PARTITION_BITS);
-        let scatter_mem =
-            mem.try_reserve("partitioning the build side", scatter_bytes::<S>(n))?;
+        let scatter_mem = mem.try_reserve("partitioning the build side", scatter_bytes::<S>(n))?;
         let sc = scatter(b.keys, n, b.nulls, bits);
         let counts = sc.counts();
         let r = mem.try_reserve("the hash table", JoinTable::<S::Tag>::bytes_for(&counts))?;
@@ -468,7 +468,11 @@ impl<'a> Prepared<'a> {
                 );
             });
         drop(scatter_mem);
-        Ok((table, sc.null_rows, vec![r]))
+        Ok(BuiltTable {
+            table,
+            null_rows: sc.null_rows,
+            _memory: r,
+        })
     }
 
     /// Partitioned: scatter both sides, then build and probe partition by
@@ -541,6 +545,13 @@ impl<'a> Prepared<'a> {
         }
         Ok(!psc.null_rows.is_empty())
     }
+}
+
+/// A broadcast table, its build rows with NULL keys, and its memory.
+struct BuiltTable<T> {
+    table: JoinTable<T>,
+    null_rows: Vec<u32>,
+    _memory: MemoryReservation,
 }
 
 /// The build side, encoded.
@@ -621,12 +632,7 @@ impl<S: KeySource> PartitionWork<'_, S> {
         w.probe_rows.reserve(bs);
         for p in parts {
             let br = self.bsc.range(p);
-            w.table.reset(&[br.len()], self.bits);
-            let builder = w
-                .table
-                .region_builders(&[0..br.len()])
-                .pop()
-                .expect("one region");
+            let builder = w.table.single(br.len(), self.bits);
             let (tags, rows) = (&self.bsc.tags[br.clone()], &self.bsc.rows[br.clone()]);
             let keys = self.b.keys;
             builder.build(

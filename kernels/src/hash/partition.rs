@@ -129,8 +129,8 @@ pub(crate) fn scatter<S: KeySource>(
     let mut at = 0;
     for p in 0..parts {
         offsets.push(at);
-        for (c, s) in sunk.iter().enumerate() {
-            starts[c][p] = at;
+        for (start, s) in starts.iter_mut().zip(&sunk) {
+            start[p] = at;
             at += s.hist[p];
         }
     }
@@ -204,7 +204,7 @@ mod tests {
             .collect();
         let a: ArrayRef = Arc::new(Int64Array::from(vals.clone()));
         let kind = KeyKind::try_new(&[DataType::Int64]).unwrap();
-        let keys = U64Keys::encode(&kind, &[a.clone()]).unwrap();
+        let keys = U64Keys::encode(&kind, std::slice::from_ref(&a)).unwrap();
         let s = scatter(&keys, n, a.nulls(), 5);
         assert_eq!(s.partitions(), 32);
         assert_eq!(

@@ -150,7 +150,9 @@ impl<T: Copy + Eq + Default> JoinTable<T> {
             // SAFETY: a prefetch is only a hint: it reads nothing the program
             // can observe and never faults, and `p` points into `slots`.
             unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    p as *const i8,
+                )
             };
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -229,6 +231,18 @@ impl<T: Copy + Eq + Default> JoinTable<T> {
             });
         }
         out
+    }
+}
+
+impl<T: Copy + Eq + Default> JoinTable<T> {
+    /// Lays out a one-region table for `n` rows (see [`JoinTable::reset`])
+    /// and returns its builder; its group lists fill `rows[0..n]`.
+    pub(crate) fn single(&mut self, n: usize, skip_bits: u32) -> RegionBuilder<'_, T> {
+        self.reset(&[n], skip_bits);
+        let whole = 0..n;
+        self.region_builders(std::slice::from_ref(&whole))
+            .pop()
+            .expect("a one-region table has one builder")
     }
 }
 

@@ -7,7 +7,7 @@
 
 pub mod reference;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Once};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -17,7 +17,7 @@ use arrow_array::types::{
 use arrow_array::{
     Array, ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt32Array,
 };
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Schema, SchemaRef};
 use tenon_kernels::{HashJoin, JoinFilter, JoinInput, KernelError};
 
 /// One cell, as the tests see it. Every variant compares exactly (floats by
@@ -325,7 +325,11 @@ pub fn run_kernel(
         let schema = stream.schema().clone();
         let batches = stream.collect::<Result<Vec<_>, _>>()?;
         for b in &batches {
-            assert_eq!(b.schema(), schema, "a batch differs from the stream's schema");
+            assert_eq!(
+                b.schema(),
+                schema,
+                "a batch differs from the stream's schema"
+            );
         }
         Ok(batches)
     } else {
@@ -419,14 +423,46 @@ pub fn multiset_diff(actual: &[Row], expected: &[Row]) -> String {
     )
 }
 
-/// A nullable field.
-pub fn field(name: &str, dt: DataType) -> Field {
-    Field::new(name, dt, true)
+static LAST_PANIC: Mutex<String> = Mutex::new(String::new());
+
+/// Installs (once) a panic hook that keeps panics of the kernel's worker
+/// threads (unnamed rayon threads, the stream's `tenon-join` thread) off
+/// stderr, remembering the last one with its location for
+/// [`last_worker_panic`]. Panics of test threads print as usual.
+pub fn quiet_worker_panics() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let name = std::thread::current().name().map(str::to_string);
+            let worker = name.as_deref().is_none_or(|n| n == "tenon-join");
+            if !worker {
+                return default(info);
+            }
+            let msg = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let at = info
+                .location()
+                .map(|l| format!("{}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = format!("{msg} (at {at})");
+        }));
+    });
 }
 
-/// Rows projected onto `cols`.
-pub fn project_rows(rows: &[Row], cols: &[usize]) -> Vec<Row> {
-    rows.iter()
-        .map(|r| cols.iter().map(|&c| r[c].clone()).collect())
-        .collect()
+/// The last panic of a kernel worker thread, with its location.
+pub fn last_worker_panic() -> String {
+    LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// A panic payload as text.
+pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }
