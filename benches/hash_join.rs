@@ -15,6 +15,10 @@ use tenon::datasets::{Workload, generate, split_batches};
 use tenon::kernels::{HashJoin, HashJoinMode, JoinInput, JoinSide, JoinType};
 use tenon::measure::count_and_sum;
 
+// The same allocator as the `tenon` binary (see src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
         .ok()

@@ -428,7 +428,7 @@ impl<'a> Prepared<'a> {
             let r = mem.try_reserve("the hash table", JoinTable::<S::Tag>::bytes_for(&[count]))?;
             let builder = table.single(count, 0);
             let row = |i: usize| valid.as_ref().map_or(i as u32, |v| v[i]);
-            builder.build(
+            let repeated = builder.build(
                 count,
                 |i| {
                     let r = row(i);
@@ -438,6 +438,7 @@ impl<'a> Prepared<'a> {
                 same,
                 &mut Vec::new(),
             );
+            table.set_repeated(repeated);
             return Ok(BuiltTable {
                 table,
                 null_rows: nulls,
@@ -455,18 +456,20 @@ impl<'a> Prepared<'a> {
         table.reset(&counts, 0);
         let ranges: Vec<_> = (0..sc.partitions()).map(|p| sc.range(p)).collect();
         let builders = table.region_builders(&ranges);
-        builders
+        let repeated = builders
             .into_par_iter()
             .zip(ranges.par_iter())
-            .for_each_init(Vec::new, |scratch, (builder, range)| {
+            .map_init(Vec::new, |scratch, (builder, range)| {
                 let (tags, rows) = (&sc.tags[range.clone()], &sc.rows[range.clone()]);
                 builder.build(
                     range.len(),
                     |i| (tags[i], S::hash(tags[i]), rows[i]),
                     same,
                     scratch,
-                );
-            });
+                )
+            })
+            .reduce(|| false, |a, b| a | b);
+        table.set_repeated(repeated);
         drop(scatter_mem);
         Ok(BuiltTable {
             table,
@@ -635,12 +638,13 @@ impl<S: KeySource> PartitionWork<'_, S> {
             let builder = w.table.single(br.len(), self.bits);
             let (tags, rows) = (&self.bsc.tags[br.clone()], &self.bsc.rows[br.clone()]);
             let keys = self.b.keys;
-            builder.build(
+            let repeated = builder.build(
                 br.len(),
                 |i| (tags[i], S::hash(tags[i]), rows[i]),
                 |x, y| keys.same_key(x as usize, keys, y as usize),
                 &mut w.slot_of,
             );
+            w.table.set_repeated(repeated);
             let pr = self.psc.range(p);
             if pr.len() > SPLIT_ROWS {
                 // A hot partition: probe its sub-chunks in parallel.

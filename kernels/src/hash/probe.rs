@@ -112,6 +112,13 @@ pub(crate) fn probe<S: KeySource, P: ProbeKeys<S::Tag>>(
     build_rows: &mut Vec<u32>,
     probe_rows: &mut Vec<u32>,
 ) -> bool {
+    if table.unique() && cand.null_group.is_none() && cand.extra.is_empty() {
+        return if table.large() {
+            probe_unique::<S, P, true>(table, input, same, cur, limit, build_rows, probe_rows)
+        } else {
+            probe_unique::<S, P, false>(table, input, same, cur, limit, build_rows, probe_rows)
+        };
+    }
     let n = input.len();
     // Rows are looked up in blocks: tags and hashes first, with a prefetch
     // of each home slot, then the lookups, so that the cache misses of a
@@ -124,7 +131,7 @@ pub(crate) fn probe<S: KeySource, P: ProbeKeys<S::Tag>>(
         for (slot, j) in block.iter_mut().zip(start..end) {
             let (tag, prow) = input.get(j);
             let h = tag.map_or(0, S::hash);
-            if tag.is_some() {
+            if tag.is_some() && table.large() {
                 table.prefetch(h);
             }
             *slot = (tag, h, prow);
@@ -162,6 +169,64 @@ pub(crate) fn probe<S: KeySource, P: ProbeKeys<S::Tag>>(
             cur.i += 1;
             cur.k = 0;
         }
+    }
+    true
+}
+
+/// [`probe`] for a table whose keys are unique and no extra candidates: at
+/// most one match per probe row, so a run of `room` rows cannot overflow
+/// the output and the loop needs no per-candidate bookkeeping. With
+/// `PREFETCH`, rows go in blocks whose home slots are prefetched first.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn probe_unique<S: KeySource, P: ProbeKeys<S::Tag>, const PREFETCH: bool>(
+    table: &JoinTable<S::Tag>,
+    input: &P,
+    same: impl Fn(u32, u32) -> bool,
+    cur: &mut Cursor,
+    limit: usize,
+    build_rows: &mut Vec<u32>,
+    probe_rows: &mut Vec<u32>,
+) -> bool {
+    const BLOCK: usize = 16;
+    let n = input.len();
+    let look = |tag: Option<S::Tag>, h: u64, prow: u32, bi: &mut Vec<u32>, pi: &mut Vec<u32>| {
+        if let Some(t) = tag
+            && let Some(e) = table.find(t, h, |b| !S::VERIFY || same(prow, b))
+        {
+            bi.push(e.start);
+            pi.push(prow);
+        }
+    };
+    while cur.i < n {
+        let room = limit - build_rows.len();
+        if room == 0 {
+            return false;
+        }
+        let end = n.min(cur.i + room);
+        if PREFETCH {
+            let mut block = [(None, 0u64, 0u32); BLOCK];
+            let mut at = cur.i;
+            while at < end {
+                let stop = end.min(at + BLOCK);
+                for (slot, j) in block.iter_mut().zip(at..stop) {
+                    let (tag, prow) = input.get(j);
+                    let h = tag.map_or(0, S::hash);
+                    table.prefetch(h);
+                    *slot = (tag, h, prow);
+                }
+                for &(tag, h, prow) in &block[..stop - at] {
+                    look(tag, h, prow, build_rows, probe_rows);
+                }
+                at = stop;
+            }
+        } else {
+            for j in cur.i..end {
+                let (tag, prow) = input.get(j);
+                look(tag, tag.map_or(0, S::hash), prow, build_rows, probe_rows);
+            }
+        }
+        cur.i = end;
     }
     true
 }

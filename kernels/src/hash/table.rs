@@ -70,7 +70,14 @@ pub(crate) struct JoinTable<T> {
     rows: Vec<u32>,
     /// Build rows in the table.
     n_rows: usize,
+    /// No key repeats: every group holds one row.
+    unique: bool,
+    /// The table is larger than a core's L2 cache: probes prefetch.
+    large: bool,
 }
+
+/// Tables above this size are probed with prefetches (L2 is 512 KiB here).
+const LARGE_TABLE_BYTES: usize = 512 << 10;
 
 /// Slots needed for `n` rows: `1.5 n` rounded up to a power of two.
 fn region_bits_for(n: usize) -> u32 {
@@ -118,15 +125,15 @@ impl<T: Copy + Eq + Default> JoinTable<T> {
         reserve_huge(&mut self.rows, rows);
         self.rows.resize(rows, 0);
         self.n_rows = 0;
+        self.unique = true;
+        self.large = base * std::mem::size_of::<Entry<T>>() > LARGE_TABLE_BYTES;
     }
 
     /// The region of a hash.
     #[inline(always)]
     fn region(&self, h: u64) -> &Region {
-        // `checked_shr` handles region_bits == 0 (one region).
-        let r = (h << self.skip_bits)
-            .checked_shr(64 - self.region_bits)
-            .unwrap_or(0) as usize;
+        // Two shifts so that region_bits == 0 (one region) gives 0.
+        let r = ((h << self.skip_bits) >> 1 >> (63 - self.region_bits)) as usize;
         &self.regions[r]
     }
 
@@ -174,6 +181,23 @@ impl<T: Copy + Eq + Default> JoinTable<T> {
             }
             pos = (pos + 1) & mask;
         }
+    }
+
+    /// Records whether any key repeated (as [`RegionBuilder::build`] says).
+    pub(crate) fn set_repeated(&mut self, repeated: bool) {
+        self.unique &= !repeated;
+    }
+
+    /// Whether every group holds exactly one build row.
+    #[inline]
+    pub(crate) fn unique(&self) -> bool {
+        self.unique
+    }
+
+    /// Whether the table is larger than a core's cache.
+    #[inline]
+    pub(crate) fn large(&self) -> bool {
+        self.large
     }
 
     /// The build rows of a group.
@@ -260,13 +284,14 @@ impl<T: Copy + Eq + Default> RegionBuilder<'_, T> {
     /// Inserts `n` rows: `input(i)` gives the i-th row's tag, hash and build
     /// row; `same(a, b)` says whether build rows `a` and `b` hold the same
     /// key (only asked when tags are equal). `slot_of` is scratch space.
+    /// Returns whether any key repeated.
     pub(crate) fn build(
         self,
         n: usize,
         input: impl Fn(usize) -> (T, u64, u32),
         same: impl Fn(u32, u32) -> bool,
         slot_of: &mut Vec<u32>,
-    ) {
+    ) -> bool {
         debug_assert!(n <= self.rows.len());
         slot_of.clear();
         slot_of.reserve(n);
@@ -295,7 +320,7 @@ impl<T: Copy + Eq + Default> RegionBuilder<'_, T> {
             slot_of.push(pos as u32);
         }
         if !repeated {
-            return;
+            return false;
         }
         // Pass 2: give every repeated group a range of `rows` (its end at
         // first), then fill it back to front so rows end up ascending.
@@ -313,6 +338,7 @@ impl<T: Copy + Eq + Default> RegionBuilder<'_, T> {
                 self.rows[(e.start - self.rows_base) as usize] = input(i).2;
             }
         }
+        true
     }
 }
 
