@@ -123,7 +123,7 @@ pub(crate) fn probe<S: KeySource, P: ProbeKeys<S::Tag>>(
     // Rows are looked up in blocks: tags and hashes first, with a prefetch
     // of each home slot, then the lookups, so that the cache misses of a
     // large table overlap instead of queueing one after another.
-    const BLOCK: usize = 16;
+    const BLOCK: usize = 32;
     let mut block = [(None, 0u64, 0u32); BLOCK];
     while cur.i < n {
         let start = cur.i;
@@ -188,7 +188,7 @@ fn probe_unique<S: KeySource, P: ProbeKeys<S::Tag>, const PREFETCH: bool>(
     build_rows: &mut Vec<u32>,
     probe_rows: &mut Vec<u32>,
 ) -> bool {
-    const BLOCK: usize = 16;
+    const BLOCK: usize = 32;
     let n = input.len();
     let look = |tag: Option<S::Tag>, h: u64, prow: u32, bi: &mut Vec<u32>, pi: &mut Vec<u32>| {
         if let Some(t) = tag
