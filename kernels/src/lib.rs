@@ -24,6 +24,7 @@ mod join_type;
 mod keys;
 mod memory;
 mod output;
+mod rows;
 mod stream;
 
 pub use error::{KernelError, Result};

@@ -8,20 +8,10 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array, new_null_array};
 use arrow_schema::{Field, Schema, SchemaRef};
-use arrow_select::take::take;
 
 use crate::error::{KernelError, Result};
 use crate::join_type::JoinType;
-
-/// The first row when `rows` is `first, first + 1, ...` with no gaps.
-fn contiguous(rows: &[u32]) -> Option<usize> {
-    let first = *rows.first()?;
-    let consecutive = rows
-        .iter()
-        .enumerate()
-        .all(|(i, &r)| r.wrapping_sub(first) as usize == i);
-    consecutive.then_some(first as usize)
-}
+use crate::rows::RowSource;
 
 /// Output schema and the input columns behind each output column.
 #[derive(Debug, Clone)]
@@ -104,24 +94,17 @@ impl OutputLayout {
     /// NULL-extended side of an outer join).
     pub(crate) fn gather(
         &self,
-        left: Option<(&RecordBatch, &UInt32Array)>,
-        right: Option<(&RecordBatch, &UInt32Array)>,
+        left: Option<(&dyn RowSource, &UInt32Array)>,
+        right: Option<(&dyn RowSource, &UInt32Array)>,
         n: usize,
     ) -> Result<RecordBatch> {
         let mut cols: Vec<ArrayRef> = Vec::with_capacity(self.schema.fields().len());
         for (spec, input) in [(&self.left, left), (&self.right, right)] {
             let Some(spec) = spec else { continue };
             match input {
-                Some((batch, rows)) => {
-                    // A run of consecutive rows (every probe row of a
-                    // foreign-key join matching once) is a zero-copy slice.
-                    let run = contiguous(rows.values());
+                Some((source, rows)) => {
                     for &c in spec {
-                        let col = batch.column(c);
-                        cols.push(match run {
-                            Some(first) => col.slice(first, n),
-                            None => take(col.as_ref(), rows, None)?,
-                        });
+                        cols.push(source.gather(c, rows)?);
                     }
                 }
                 None => {
@@ -138,18 +121,5 @@ impl OutputLayout {
             cols,
             &opts,
         )?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn contiguous_rows_are_recognized() {
-        assert_eq!(contiguous(&[4, 5, 6]), Some(4));
-        assert_eq!(contiguous(&[4, 6]), None);
-        assert_eq!(contiguous(&[5, 4]), None);
-        assert_eq!(contiguous(&[]), None);
     }
 }

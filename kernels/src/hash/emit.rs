@@ -15,6 +15,7 @@ use crate::error::{KernelError, Result};
 use crate::filter::JoinFilter;
 use crate::join_type::Roles;
 use crate::output::OutputLayout;
+use crate::rows::RowSource;
 
 /// Where output batches go; called from worker threads.
 pub type BatchSink<'a> = dyn Fn(RecordBatch) -> Result<()> + Sync + 'a;
@@ -42,7 +43,7 @@ impl Emitter<'_> {
     /// vectors are left empty (their allocations may be replaced).
     pub(crate) fn pairs(
         &self,
-        probe: &RecordBatch,
+        probe: &dyn RowSource,
         build_rows: &mut Vec<u32>,
         probe_rows: &mut Vec<u32>,
         mut mark_probe: impl FnMut(u32),
@@ -55,10 +56,22 @@ impl Emitter<'_> {
                 to_array(build_rows, self.batch_size),
                 to_array(probe_rows, self.batch_size),
             );
+            // The filter sees the probe side as one batch: the probe batch
+            // itself, or its candidate rows gathered from a batch list.
+            let gathered;
+            let identity;
+            let (pb, pr) = match probe.as_batch() {
+                Some(batch) => (batch, &p),
+                None => {
+                    gathered = probe.gather_batch(&p)?;
+                    identity = UInt32Array::from_iter_values(0..p.len() as u32);
+                    (&gathered, &identity)
+                }
+            };
             let keep = if self.build_is_left {
-                f.evaluate(self.build, probe, &b, &p)?
+                f.evaluate(self.build, pb, &b, pr)?
             } else {
-                f.evaluate(probe, self.build, &p, &b)?
+                f.evaluate(pb, self.build, pr, &b)?
             };
             if keep.len() != b.len() {
                 return Err(KernelError::Filter(format!(
@@ -105,7 +118,7 @@ impl Emitter<'_> {
 
     /// Outputs rows of one side alone: `from_build` says which side `batch`
     /// is. For the join types that output both sides the other side is NULL.
-    pub(crate) fn rows(&self, batch: &RecordBatch, from_build: bool, rows: &[u32]) -> Result<()> {
+    pub(crate) fn rows(&self, batch: &dyn RowSource, from_build: bool, rows: &[u32]) -> Result<()> {
         for chunk in rows.chunks(self.batch_size.max(1)) {
             let idx = UInt32Array::from(chunk.to_vec());
             let is_left = from_build == self.build_is_left;

@@ -36,7 +36,7 @@ use arrow_select::concat::concat_batches;
 use rayon::prelude::*;
 
 use super::emit::{BatchSink, Emitter};
-use super::partition::{Scattered, scatter, scatter_bytes};
+use super::partition::{KeyBatch, Scattered, scatter, scatter_batches, scatter_bytes};
 use super::probe::{Candidates, Cursor, MorselKeys, NullKeys, PartKeys, ProbeKeys, probe};
 use super::table::JoinTable;
 use super::{HashJoin, HashJoinMode, JoinInput};
@@ -46,6 +46,7 @@ use crate::join_type::{JoinSide, JoinType, Roles};
 use crate::keys::{BytesKeys, KeyKind, KeySource, U64Keys, U128Keys, key_nulls};
 use crate::memory::MemoryReservation;
 use crate::output::OutputLayout;
+use crate::rows::BatchList;
 
 /// Build rows per partition in the partitioned mode (see the module docs).
 pub const PARTITION_ROWS: usize = 8192;
@@ -487,18 +488,37 @@ impl<'a> Prepared<'a> {
         emitter: &Emitter<'_>,
     ) -> Result<bool> {
         let mem = &self.join.memory;
-        let (probe, _probe_mem) = self.concat(self.probe, "the probe side")?;
+        // The probe side stays in its batches, addressed by global row.
+        let probe = BatchList::new(self.probe.schema.clone(), &self.probe.batches);
         let n_probe = probe.num_rows();
         let n_build = b.batch.num_rows();
-        let pcols = key_columns(&probe, &self.probe_keys);
-        let pkeys = S::encode(&self.kind, &pcols)?;
-        let pnulls = key_nulls(&pcols, &self.kind, self.join.null_equal);
+        let pkeys: Vec<(S, Option<NullBuffer>)> = self
+            .probe
+            .batches
+            .par_iter()
+            .map(|batch| {
+                let cols = key_columns(batch, &self.probe_keys);
+                let nulls = key_nulls(&cols, &self.kind, self.join.null_equal);
+                Ok((S::encode(&self.kind, &cols)?, nulls))
+            })
+            .collect::<Result<_>>()?;
+        let key_batches: Vec<KeyBatch<'_, S>> = pkeys
+            .iter()
+            .zip(probe.offsets())
+            .zip(probe.batches())
+            .map(|(((keys, nulls), &base), batch)| KeyBatch {
+                keys,
+                nulls: nulls.as_ref(),
+                base,
+                len: batch.num_rows(),
+            })
+            .collect();
         let _scatter_mem = mem.try_reserve(
             "partitioning both sides",
             scatter_bytes::<S>(n_build) + scatter_bytes::<S>(n_probe),
         )?;
         let bsc = scatter(b.keys, n_build, b.nulls, bits);
-        let psc = scatter(&pkeys, n_probe, pnulls.as_ref(), bits);
+        let psc = scatter_batches(&key_batches, bits);
         let (all_rows, _all_mem) = self.all_rows(n_build)?;
         let cand = self.candidates(n_build, &bsc.null_rows, &all_rows);
         let roles = self.roles;
@@ -524,6 +544,7 @@ impl<'a> Prepared<'a> {
             bits,
             emitter,
             marks: marks.as_ref(),
+            hot_rows: SPLIT_ROWS.max(4 * n_probe / psc.partitions()),
         };
         // Tasks: runs of partitions with about equal probe rows.
         let tasks = group_partitions(&psc, threads * 8);
@@ -618,12 +639,14 @@ struct PartitionWork<'a, S: KeySource> {
     b: &'a BuildSide<'a, S>,
     bsc: &'a Scattered<S::Tag>,
     psc: &'a Scattered<S::Tag>,
-    pkeys: &'a S,
-    probe: &'a RecordBatch,
+    pkeys: &'a [(S, Option<NullBuffer>)],
+    probe: &'a BatchList<'a>,
     cand: Candidates<'a>,
     bits: u32,
     emitter: &'a Emitter<'a>,
     marks: Option<&'a AtomicBitmap>,
+    /// Probe rows above which a partition is hot (see [`SPLIT_ROWS`]).
+    hot_rows: usize,
 }
 
 impl<S: KeySource> PartitionWork<'_, S> {
@@ -646,7 +669,7 @@ impl<S: KeySource> PartitionWork<'_, S> {
             );
             w.table.set_repeated(repeated);
             let pr = self.psc.range(p);
-            if pr.len() > SPLIT_ROWS {
+            if pr.len() > self.hot_rows {
                 // A hot partition: probe its sub-chunks in parallel.
                 let table = &w.table;
                 pr.clone()
@@ -694,8 +717,11 @@ impl<S: KeySource> PartitionWork<'_, S> {
         flush: bool,
     ) -> Result<()> {
         let bs = self.prep.join.batch_size;
-        let (pkeys, bkeys) = (self.pkeys, self.b.keys);
-        let same = |p: u32, br: u32| pkeys.same_key(p as usize, bkeys, br as usize);
+        let (pkeys, bkeys, list) = (self.pkeys, self.b.keys, self.probe);
+        let same = |p: u32, br: u32| {
+            let (batch, row) = list.locate(p as usize);
+            pkeys[batch].0.same_key(row, bkeys, br as usize)
+        };
         let mut cur = Cursor::default();
         loop {
             let done = probe::<S, _>(table, input, &self.cand, same, &mut cur, bs, bi, pi);

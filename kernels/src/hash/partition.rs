@@ -76,6 +76,22 @@ unsafe impl<T: Send> Send for Out<T> {}
 // SAFETY: as above: shared between threads, written at disjoint positions.
 unsafe impl<T: Send> Sync for Out<T> {}
 
+/// Keys of one batch of a side: local row `i` is global row `base + i`.
+pub(crate) struct KeyBatch<'a, S> {
+    pub keys: &'a S,
+    pub nulls: Option<&'a NullBuffer>,
+    pub base: usize,
+    pub len: usize,
+}
+
+/// One chunk of work: a range of local rows of one key batch.
+struct Chunk<'a, S> {
+    keys: &'a S,
+    nulls: Option<&'a NullBuffer>,
+    base: usize,
+    range: std::ops::Range<usize>,
+}
+
 /// Partitions rows `0..n` of `keys` into `2^bits` partitions by hash.
 pub(crate) fn scatter<S: KeySource>(
     keys: &S,
@@ -83,10 +99,32 @@ pub(crate) fn scatter<S: KeySource>(
     nulls: Option<&NullBuffer>,
     bits: u32,
 ) -> Scattered<S::Tag> {
+    let one = KeyBatch {
+        keys,
+        nulls,
+        base: 0,
+        len: n,
+    };
+    scatter_batches(std::slice::from_ref(&one), bits)
+}
+
+/// Partitions the rows of several key batches (one side, batch after
+/// batch, numbered by global row) into `2^bits` partitions by hash.
+pub(crate) fn scatter_batches<S: KeySource>(
+    batches: &[KeyBatch<'_, S>],
+    bits: u32,
+) -> Scattered<S::Tag> {
     let parts = 1usize << bits;
-    let chunks: Vec<std::ops::Range<usize>> = (0..n)
-        .step_by(CHUNK_ROWS)
-        .map(|s| s..(s + CHUNK_ROWS).min(n))
+    let chunks: Vec<Chunk<'_, S>> = batches
+        .iter()
+        .flat_map(|b| {
+            (0..b.len).step_by(CHUNK_ROWS).map(move |s| Chunk {
+                keys: b.keys,
+                nulls: b.nulls,
+                base: b.base,
+                range: s..(s + CHUNK_ROWS).min(b.len),
+            })
+        })
         .collect();
 
     // Sink: histograms and NULL rows per chunk. Fixed-width tags are the
@@ -100,16 +138,16 @@ pub(crate) fn scatter<S: KeySource>(
     }
     let sunk: Vec<Sunk<S::Tag>> = chunks
         .par_iter()
-        .map(|range| {
+        .map(|c| {
             let mut hist = vec![0usize; parts];
-            let mut tags = Vec::with_capacity(if keep_tags { range.len() } else { 0 });
+            let mut tags = Vec::with_capacity(if keep_tags { c.range.len() } else { 0 });
             let mut null_list = Vec::new();
-            for i in range.clone() {
-                if nulls.is_some_and(|v| v.is_null(i)) {
-                    null_list.push(i as u32);
+            for i in c.range.clone() {
+                if c.nulls.is_some_and(|v| v.is_null(i)) {
+                    null_list.push((c.base + i) as u32);
                     continue;
                 }
-                let t = keys.tag(i);
+                let t = c.keys.tag(i);
                 hist[partition_of(S::hash(t), bits)] += 1;
                 if keep_tags {
                     tags.push(t);
@@ -145,16 +183,16 @@ pub(crate) fn scatter<S: KeySource>(
     sunk.par_iter()
         .zip(chunks.par_iter())
         .zip(starts.into_par_iter())
-        .for_each(|((s, range), mut pos)| {
+        .for_each(|((s, c), mut pos)| {
             let (tag_out, row_out) = (&tag_out, &row_out);
             let mut kept = s.tags.iter();
-            for i in range.clone() {
-                if nulls.is_some_and(|v| v.is_null(i)) {
+            for i in c.range.clone() {
+                if c.nulls.is_some_and(|v| v.is_null(i)) {
                     continue;
                 }
                 let t = match kept.next() {
                     Some(&t) => t,
-                    None => keys.tag(i),
+                    None => c.keys.tag(i),
                 };
                 let p = partition_of(S::hash(t), bits);
                 // SAFETY: `pos[p]` stays inside this chunk's own range of
@@ -162,7 +200,7 @@ pub(crate) fn scatter<S: KeySource>(
                 // `0..total`, the capacity of both vectors.
                 unsafe {
                     tag_out.0.add(pos[p]).write(t);
-                    row_out.0.add(pos[p]).write(i as u32);
+                    row_out.0.add(pos[p]).write((c.base + i) as u32);
                 }
                 pos[p] += 1;
             }

@@ -191,9 +191,12 @@ fn probe_unique<S: KeySource, P: ProbeKeys<S::Tag>, const PREFETCH: bool>(
     const BLOCK: usize = 32;
     let n = input.len();
     let look = |tag: Option<S::Tag>, h: u64, prow: u32, bi: &mut Vec<u32>, pi: &mut Vec<u32>| {
-        if let Some(t) = tag
-            && let Some(e) = table.find(t, h, |b| !S::VERIFY || same(prow, b))
-        {
+        let found = match tag {
+            None => None,
+            Some(t) if !S::VERIFY => table.find_exact(t, h),
+            Some(t) => table.find(t, h, |b| same(prow, b)),
+        };
+        if let Some(e) = found {
             bi.push(e.start);
             pi.push(prow);
         }
