@@ -36,14 +36,7 @@ fn hash_join(c: &mut Criterion) {
         .num_threads(threads)
         .build()
         .expect("bench thread pool");
-    let workloads = [
-        Workload::FkSmall,
-        Workload::FkMedium,
-        Workload::FkLarge,
-        Workload::Zipf,
-        Workload::LowMatch,
-        Workload::M2n,
-    ];
+    let workloads = Workload::HASH_JOIN;
     for w in workloads {
         let t = generate(w, scale, 42);
         let probe = JoinInput::new(t.probe.schema(), split_batches(&t.probe, 8192));

@@ -38,6 +38,17 @@ impl Workload {
         Workload::Nlj,
     ];
 
+    /// The equi-join workloads the hash join is measured on (all but the
+    /// band and nested-loop ones).
+    pub const HASH_JOIN: [Workload; 6] = [
+        Workload::FkSmall,
+        Workload::FkMedium,
+        Workload::FkLarge,
+        Workload::Zipf,
+        Workload::LowMatch,
+        Workload::M2n,
+    ];
+
     /// The workload's snake_case name, e.g. `"fk_small"`.
     pub fn name(&self) -> &'static str {
         match self {

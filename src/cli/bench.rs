@@ -64,14 +64,7 @@ fn strategies(spec: &str) -> Result<Vec<(&'static str, HashJoinMode)>, CliError>
 
 pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
     let workloads: Vec<Workload> = if args.workloads.is_empty() {
-        vec![
-            Workload::FkSmall,
-            Workload::FkMedium,
-            Workload::FkLarge,
-            Workload::Zipf,
-            Workload::LowMatch,
-            Workload::M2n,
-        ]
+        Workload::HASH_JOIN.to_vec()
     } else {
         args.workloads
             .iter()

@@ -42,6 +42,7 @@
 mod emit;
 pub(crate) mod exec;
 mod partition;
+mod partitioned;
 mod probe;
 pub(crate) mod table;
 

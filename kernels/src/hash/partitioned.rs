@@ -1,0 +1,252 @@
+//! The partitioned ("shuffle hash") mode: both sides radix-partitioned by
+//! hash, then every partition built and probed as its own task with a table
+//! that fits in a core's cache (see [`super::exec`] for the partition count
+//! and the skew handling).
+
+use arrow_buffer::NullBuffer;
+use rayon::prelude::*;
+
+use super::emit::Emitter;
+use super::exec::{BuildSide, Prepared, SPLIT_ROWS, key_columns, source};
+use super::partition::{KeyBatch, Scattered, scatter, scatter_batches, scatter_bytes};
+use super::probe::{Candidates, Cursor, NullKeys, PartKeys, ProbeKeys, probe};
+use super::table::JoinTable;
+use crate::bitmap::AtomicBitmap;
+use crate::error::Result;
+use crate::keys::{KeySource, key_nulls};
+use crate::rows::BatchList;
+
+impl Prepared<'_> {
+    /// Partitioned: scatter both sides, then build and probe partition by
+    /// partition. Returns whether any probe key was NULL.
+    pub(super) fn partitioned<S: KeySource>(
+        &self,
+        b: &BuildSide<'_, S>,
+        bits: u32,
+        emitter: &Emitter<'_>,
+    ) -> Result<bool> {
+        let mem = &self.join.memory;
+        // The probe side stays in its batches, addressed by global row.
+        let probe = BatchList::new(self.probe.schema.clone(), &self.probe.batches);
+        let n_probe = probe.num_rows();
+        let n_build = b.batch.num_rows();
+        let pkeys: Vec<(S, Option<NullBuffer>)> = self
+            .probe
+            .batches
+            .par_iter()
+            .map(|batch| {
+                let cols = key_columns(batch, &self.probe_keys);
+                let nulls = key_nulls(&cols, &self.kind, self.join.null_equal);
+                Ok((S::encode(&self.kind, &cols)?, nulls))
+            })
+            .collect::<Result<_>>()?;
+        let key_batches: Vec<KeyBatch<'_, S>> = pkeys
+            .iter()
+            .zip(probe.offsets())
+            .zip(probe.batches())
+            .map(|(((keys, nulls), &base), batch)| KeyBatch {
+                keys,
+                nulls: nulls.as_ref(),
+                base,
+                len: batch.num_rows(),
+            })
+            .collect();
+        let _scatter_mem = mem.try_reserve(
+            "partitioning both sides",
+            scatter_bytes::<S>(n_build) + scatter_bytes::<S>(n_probe),
+        )?;
+        let bsc = scatter(b.keys, n_build, b.nulls, bits);
+        let psc = scatter_batches(&key_batches, bits);
+        let (all_rows, _all_mem) = self.all_rows(n_build)?;
+        let cand = self.candidates(n_build, &bsc.null_rows, &all_rows);
+        let roles = self.roles;
+        let marks = roles.tracks_probe().then(|| AtomicBitmap::new(n_probe));
+        let _marks_mem = mem.try_reserve(
+            "the probe side's match bitmap",
+            AtomicBitmap::bytes_for(n_probe),
+        )?;
+        let biggest = bsc.counts().into_iter().max().unwrap_or(0);
+        let threads = rayon::current_num_threads();
+        let _tables_mem = mem.try_reserve(
+            "the partition hash tables",
+            JoinTable::<S::Tag>::bytes_for(&[biggest]) * threads,
+        )?;
+        let work = PartitionWork {
+            prep: self,
+            b,
+            bsc: &bsc,
+            psc: &psc,
+            pkeys: &pkeys,
+            probe: &probe,
+            cand,
+            bits,
+            emitter,
+            marks: marks.as_ref(),
+            hot_rows: SPLIT_ROWS.max(4 * n_probe / psc.partitions()),
+        };
+        // Tasks: runs of partitions with about equal probe rows.
+        let tasks = group_partitions(&psc, threads * 8);
+        tasks
+            .par_iter()
+            .try_for_each_init(Worker::<S::Tag>::default, |w, parts| {
+                work.task(w, parts.clone())
+            })?;
+        // Probe rows with a NULL key never reach a partition.
+        if !psc.null_rows.is_empty() {
+            let empty = JoinTable::default();
+            let input = NullKeys {
+                rows: &psc.null_rows,
+            };
+            work.probe_all(&empty, &input, &mut Vec::new(), &mut Vec::new(), true)?;
+        }
+        // Source: probe rows decided by the bitmap.
+        if let Some(m) = &marks {
+            let want = roles.probe_semi;
+            source(n_probe, |i| m.get(i) == want)
+                .try_for_each(|rows| emitter.rows(&probe, false, &rows))?;
+        }
+        Ok(!psc.null_rows.is_empty())
+    }
+}
+
+/// Splits partitions into at most about `tasks` runs of similar probe size.
+fn group_partitions<T>(psc: &Scattered<T>, tasks: usize) -> Vec<std::ops::Range<usize>> {
+    let total = psc.tags.len().max(1);
+    let per_task = total.div_ceil(tasks.max(1)).max(1);
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut acc = 0;
+    for p in 0..psc.partitions() {
+        acc += psc.range(p).len();
+        if acc >= per_task {
+            out.push(start..p + 1);
+            start = p + 1;
+            acc = 0;
+        }
+    }
+    if start < psc.partitions() {
+        out.push(start..psc.partitions());
+    }
+    out
+}
+
+/// A worker's reusable buffers in the partitioned mode.
+#[derive(Default)]
+struct Worker<T> {
+    table: JoinTable<T>,
+    slot_of: Vec<u32>,
+    build_rows: Vec<u32>,
+    probe_rows: Vec<u32>,
+}
+
+/// What every partition task shares.
+struct PartitionWork<'a, S: KeySource> {
+    prep: &'a Prepared<'a>,
+    b: &'a BuildSide<'a, S>,
+    bsc: &'a Scattered<S::Tag>,
+    psc: &'a Scattered<S::Tag>,
+    pkeys: &'a [(S, Option<NullBuffer>)],
+    probe: &'a BatchList<'a>,
+    cand: Candidates<'a>,
+    bits: u32,
+    emitter: &'a Emitter<'a>,
+    marks: Option<&'a AtomicBitmap>,
+    /// Probe rows above which a partition is hot (see [`SPLIT_ROWS`]).
+    hot_rows: usize,
+}
+
+impl<S: KeySource> PartitionWork<'_, S> {
+    /// Builds and probes the partitions `parts`, carrying output pairs from
+    /// one partition to the next so batches stay full.
+    fn task(&self, w: &mut Worker<S::Tag>, parts: std::ops::Range<usize>) -> Result<()> {
+        let bs = self.prep.join.batch_size;
+        w.build_rows.reserve(bs);
+        w.probe_rows.reserve(bs);
+        for p in parts {
+            let br = self.bsc.range(p);
+            let builder = w.table.single(br.len(), self.bits);
+            let (tags, rows) = (&self.bsc.tags[br.clone()], &self.bsc.rows[br.clone()]);
+            let keys = self.b.keys;
+            let repeated = builder.build(
+                br.len(),
+                |i| (tags[i], S::hash(tags[i]), rows[i]),
+                |x, y| keys.same_key(x as usize, keys, y as usize),
+                &mut w.slot_of,
+            );
+            w.table.set_repeated(repeated);
+            let pr = self.psc.range(p);
+            if pr.len() > self.hot_rows {
+                // A hot partition: probe its sub-chunks in parallel.
+                let table = &w.table;
+                pr.clone()
+                    .into_par_iter()
+                    .step_by(SPLIT_ROWS)
+                    .try_for_each(|s| {
+                        let sub = s..(s + SPLIT_ROWS).min(pr.end);
+                        let input = PartKeys {
+                            tags: &self.psc.tags[sub.clone()],
+                            rows: &self.psc.rows[sub],
+                        };
+                        self.probe_all(
+                            table,
+                            &input,
+                            &mut Vec::with_capacity(bs),
+                            &mut Vec::with_capacity(bs),
+                            true,
+                        )
+                    })?;
+            } else {
+                let input = PartKeys {
+                    tags: &self.psc.tags[pr.clone()],
+                    rows: &self.psc.rows[pr],
+                };
+                self.probe_all(
+                    &w.table,
+                    &input,
+                    &mut w.build_rows,
+                    &mut w.probe_rows,
+                    false,
+                )?;
+            }
+        }
+        self.flush(&mut w.build_rows, &mut w.probe_rows)
+    }
+
+    /// Probes every position of `input`; leaves the last partial chunk of
+    /// pairs in the buffers unless `flush`.
+    fn probe_all<P: ProbeKeys<S::Tag>>(
+        &self,
+        table: &JoinTable<S::Tag>,
+        input: &P,
+        bi: &mut Vec<u32>,
+        pi: &mut Vec<u32>,
+        flush: bool,
+    ) -> Result<()> {
+        let bs = self.prep.join.batch_size;
+        let (pkeys, bkeys, list) = (self.pkeys, self.b.keys, self.probe);
+        let same = |p: u32, br: u32| {
+            let (batch, row) = list.locate(p as usize);
+            pkeys[batch].0.same_key(row, bkeys, br as usize)
+        };
+        let mut cur = Cursor::default();
+        loop {
+            let done = probe::<S, _>(table, input, &self.cand, same, &mut cur, bs, bi, pi);
+            if !done || bi.len() >= bs {
+                self.flush(bi, pi)?;
+            }
+            if done {
+                break;
+            }
+        }
+        if flush { self.flush(bi, pi) } else { Ok(()) }
+    }
+
+    fn flush(&self, bi: &mut Vec<u32>, pi: &mut Vec<u32>) -> Result<()> {
+        let marks = self.marks;
+        self.emitter.pairs(self.probe, bi, pi, |r| {
+            if let Some(m) = marks {
+                m.set(r as usize)
+            }
+        })
+    }
+}
