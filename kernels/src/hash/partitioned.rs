@@ -82,7 +82,7 @@ impl Prepared<'_> {
             bits,
             emitter,
             marks: marks.as_ref(),
-            hot_rows: SPLIT_ROWS.max(4 * n_probe / psc.partitions()),
+            hot_rows: SPLIT_ROWS.max(2 * n_probe / psc.partitions()),
         };
         // Tasks: runs of partitions with about equal probe rows.
         let tasks = group_partitions(&psc, threads * 8);
