@@ -32,11 +32,15 @@ impl JoinStream {
         right: JoinInput,
         schema: SchemaRef,
     ) -> Result<Self> {
+        // The join always gets a pool of its own here: on a shared pool, a
+        // consumer that reads the stream from one of the pool's own threads
+        // would wait for workers it is itself keeping busy.
         let threads = if join.threads == 0 {
             rayon::current_num_threads()
         } else {
             join.threads
         };
+        let join = join.threads(threads);
         let (tx, rx) = sync_channel::<Result<RecordBatch>>(threads * 2);
         let handle = std::thread::Builder::new()
             .name("tenon-join".into())

@@ -285,3 +285,23 @@ fn dropping_the_stream_early_does_not_hang() {
         }
     }
 }
+
+#[test]
+fn stream_read_inside_a_one_thread_pool_returns_every_row() {
+    // The consumer runs on the only thread of a rayon pool, with threads(0):
+    // the join sizes its own pool from the caller's and streams every row.
+    let l = batch(vec![("k", i64s(&(0..5000).map(Some).collect::<Vec<_>>()))]);
+    let r = batch(vec![("k", i64s(&(0..5000).map(Some).collect::<Vec<_>>()))]);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let rows = pool.install(|| {
+        let stream = HashJoin::new(JoinType::Inner, vec![(0, 0)])
+            .batch_size(100)
+            .execute(one(&l), one(&r))
+            .unwrap();
+        stream.map(|b| b.unwrap().num_rows()).sum::<usize>()
+    });
+    assert_eq!(rows, 5000);
+}

@@ -208,8 +208,10 @@ impl HashJoin {
         self
     }
 
-    /// Worker threads: 0 runs on the current rayon pool (the global one by
-    /// default), `n > 0` on a pool of its own with `n` threads.
+    /// Worker threads: 0 runs [`HashJoin::for_each`] and [`HashJoin::collect`]
+    /// on the current rayon pool (the global one by default) and
+    /// [`HashJoin::execute`] on a pool of its own as large as the current
+    /// one; `n > 0` runs on a pool of its own with `n` threads.
     pub fn threads(mut self, n: usize) -> Self {
         self.threads = n;
         self
