@@ -36,9 +36,9 @@ fn sum_column(b: &RecordBatch, i: usize) -> i64 {
         .unwrap_or(0)
 }
 
-/// Runs `join` over the synthetic workload tables (left = probe side,
-/// right = build side), outputting only the payload column `p` of each side,
-/// and returns the row count and the two payload sums.
+/// Runs `join` over two inputs whose column 1 is an Int64 payload (the
+/// synthetic workloads' `p`), outputting only that column of each side, and
+/// returns the row count and the two payload sums.
 ///
 /// The join's own projection is replaced; everything else (mode, build side,
 /// threads, batch size) is used as given.

@@ -22,8 +22,12 @@
 
 use std::sync::Arc;
 
+use arrow_array::ArrowPrimitiveType;
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Decimal128Type, Float32Type, Float64Type};
+use arrow_array::types::{Decimal128Type, Float16Type, Float32Type, Float64Type};
+
+/// Arrow's half-precision float (the `half` crate's, not re-exported).
+type F16 = <Float16Type as ArrowPrimitiveType>::Native;
 use arrow_array::{Array, ArrayRef, BinaryArray, BinaryViewArray, LargeBinaryArray};
 use arrow_buffer::{NullBuffer, ScalarBuffer};
 use arrow_row::{RowConverter, Rows, SortField};
@@ -106,6 +110,14 @@ impl KeyKind {
                 _ => {}
             }
         }
+        if let Some((index, t)) = types.iter().enumerate().find(|(_, t)| nested_float(t)) {
+            return Err(KernelError::UnsupportedKeyType {
+                index,
+                data_type: t.clone(),
+                hint: "floats inside struct, list or map keys cannot be compared as SQL \
+                       floats (0.0 = -0.0); unnest the key or cast it",
+            });
+        }
         let fields = types
             .iter()
             .map(|t| SortField::new(t.clone()))
@@ -124,6 +136,33 @@ impl KeyKind {
             }
         })?;
         Ok(KeyKind::Rows(Arc::new(converter)))
+    }
+}
+
+/// Whether a float hides inside a nested type (a struct, list or map).
+fn nested_float(t: &DataType) -> bool {
+    fn has_float(t: &DataType) -> bool {
+        match t {
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => true,
+            DataType::Dictionary(_, v) => has_float(v),
+            DataType::Struct(fs) => fs.iter().any(|f| has_float(f.data_type())),
+            DataType::List(f)
+            | DataType::LargeList(f)
+            | DataType::ListView(f)
+            | DataType::LargeListView(f)
+            | DataType::FixedSizeList(f, _)
+            | DataType::Map(f, _) => has_float(f.data_type()),
+            _ => false,
+        }
+    }
+    match t {
+        DataType::Dictionary(_, v) => nested_float(v),
+        other => {
+            !matches!(
+                other,
+                DataType::Float16 | DataType::Float32 | DataType::Float64
+            ) && has_float(other)
+        }
     }
 }
 
@@ -240,7 +279,20 @@ impl KeySource for U64Keys {
             }};
         }
         let values: ScalarBuffer<u64> = match conv {
-            WordConv::Bits64 => ScalarBuffer::new(data.buffers()[0].clone(), off, len),
+            WordConv::Bits64 => {
+                let buf = &data.buffers()[0];
+                if buf.as_ptr().align_offset(8) == 0 {
+                    ScalarBuffer::new(buf.clone(), off, len)
+                } else {
+                    // Only 4-byte aligned (IntervalDayTime is two i32s):
+                    // read the words byte by byte instead.
+                    buf.as_slice()[off * 8..(off + len) * 8]
+                        .chunks_exact(8)
+                        .map(|c| u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8])))
+                        .collect::<Vec<u64>>()
+                        .into()
+                }
+            }
             WordConv::Signed(4) => widen!(i32).into(),
             WordConv::Signed(2) => widen!(i16).into(),
             WordConv::Signed(_) => widen!(i8).into(),
@@ -389,10 +441,26 @@ impl ByteRows for Rows {
     }
 }
 
-/// Replaces `-0.0` by `0.0` and every NaN by one NaN in float columns, so that
-/// row encodings of equal floats are equal bytes.
+/// Replaces `-0.0` by `0.0` and every NaN by one NaN in float columns (also
+/// a dictionary's float values), so that row encodings of equal floats are
+/// equal bytes.
 fn canonical_floats(a: &ArrayRef) -> ArrayRef {
     match a.data_type() {
+        DataType::Float16 => Arc::new(a.as_primitive::<Float16Type>().unary::<_, Float16Type>(
+            |v| {
+                if v.to_bits() & 0x7fff == 0 {
+                    F16::from_bits(0)
+                } else if v.is_nan() {
+                    F16::from_bits(0x7e00)
+                } else {
+                    v
+                }
+            },
+        )) as ArrayRef,
+        DataType::Dictionary(_, _) => match a.as_any_dictionary_opt() {
+            Some(d) => d.with_values(canonical_floats(d.values())),
+            None => a.clone(),
+        },
         DataType::Float64 => Arc::new(
             a.as_primitive::<Float64Type>()
                 .unary::<_, Float64Type>(|v| f64::from_bits(canonical_f64(v))),
@@ -476,6 +544,62 @@ mod tests {
         assert_eq!(k.tag(0), k.tag(2));
         assert!(k.same_key(0, &k, 2));
         assert!(!k.same_key(0, &k, 1));
+    }
+
+    #[test]
+    fn float16_and_dictionary_float_keys_treat_negative_zero_as_zero() {
+        use arrow_array::types::Int32Type;
+        use arrow_array::{DictionaryArray, Float16Array};
+        let h: ArrayRef = Arc::new(Float16Array::from(vec![
+            F16::from_bits(0),
+            F16::from_bits(0x8000),
+            F16::from_bits(0x7e00),
+            F16::from_bits(0xfe01),
+        ]));
+        let k =
+            BytesKeys::<Rows>::encode(&KeyKind::try_new(&[h.data_type().clone()]).unwrap(), &[h])
+                .unwrap();
+        assert!(k.same_key(0, &k, 1) && k.same_key(2, &k, 3));
+        let values: ArrayRef = Arc::new(Float64Array::from(vec![0.0, -0.0]));
+        let d: ArrayRef =
+            Arc::new(DictionaryArray::<Int32Type>::try_new(vec![0, 1].into(), values).unwrap());
+        let k =
+            BytesKeys::<Rows>::encode(&KeyKind::try_new(&[d.data_type().clone()]).unwrap(), &[d])
+                .unwrap();
+        assert!(k.same_key(0, &k, 1));
+    }
+
+    #[test]
+    fn floats_nested_in_struct_keys_are_rejected() {
+        use arrow_schema::{Field, Fields};
+        let t = DataType::Struct(Fields::from(vec![Field::new("f", DataType::Float64, true)]));
+        let err = KeyKind::try_new(&[t]).unwrap_err().to_string();
+        assert!(err.contains("0.0 = -0.0"), "{err}");
+    }
+
+    #[test]
+    fn interval_day_time_keys_read_from_a_four_byte_aligned_buffer() {
+        use arrow_array::IntervalDayTimeArray;
+        use arrow_buffer::{Buffer, IntervalDayTime};
+        let a = IntervalDayTimeArray::from(vec![
+            IntervalDayTime::new(1, 2),
+            IntervalDayTime::new(3, 4),
+        ]);
+        // The same values behind a buffer that starts 4 bytes into another.
+        let mut bytes = vec![0u8; 4];
+        bytes.extend_from_slice(a.values().inner().as_slice());
+        let buf = Buffer::from_vec(bytes).slice(4);
+        let data = a
+            .to_data()
+            .into_builder()
+            .buffers(vec![buf])
+            .build()
+            .unwrap();
+        let b: ArrayRef = Arc::new(IntervalDayTimeArray::from(data));
+        let kind = KeyKind::try_new(&[b.data_type().clone()]).unwrap();
+        let want = U64Keys::encode(&kind, &[Arc::new(a) as ArrayRef]).unwrap();
+        let got = U64Keys::encode(&kind, &[b]).unwrap();
+        assert_eq!(want.words(), got.words());
     }
 
     #[test]

@@ -305,3 +305,21 @@ fn stream_read_inside_a_one_thread_pool_returns_every_row() {
     });
     assert_eq!(rows, 5000);
 }
+
+#[test]
+fn slices_of_one_batch_are_charged_for_the_rows_they_hold() {
+    // 40,000 rows (about 320 KB of keys) given as 40 slices of one batch:
+    // each slice points at the whole buffer, which must not be charged 40
+    // times over.
+    let k = batch(vec![(
+        "k",
+        i64s(&(0..40_000).map(Some).collect::<Vec<_>>()),
+    )]);
+    let slices = chunked(&k, 1000);
+    let join = HashJoin::new(JoinType::Inner, vec![(0, 0)])
+        .mode(HashJoinMode::Broadcast)
+        .build_side(JoinSide::Right)
+        .memory(MemoryBudget::new(4 << 20));
+    let out = join.collect(one(&k), slices).unwrap();
+    assert_eq!(out.iter().map(|b| b.num_rows()).sum::<usize>(), 40_000);
+}

@@ -107,13 +107,14 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         let build = JoinInput::from_batch(t.build);
         let n_probe = probe.num_rows();
         let mut results = Vec::new();
+        let mut answer: Option<(&str, tenon::measure::JoinSummary)> = None;
         for &(name, mode) in &strategies {
             let join = HashJoin::new(JoinType::Inner, vec![(0, 0)])
                 .mode(mode)
                 .build_side(JoinSide::Right)
                 .batch_size(args.batch_size);
             let mut times = Vec::with_capacity(args.runs);
-            let mut rows = 0;
+            let mut summary = None;
             // One warm-up run, then the timed runs.
             for run in 0..=args.runs {
                 let start = Instant::now();
@@ -123,8 +124,21 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
                 if run > 0 {
                     times.push(start.elapsed().as_secs_f64());
                 }
-                rows = s.rows;
+                summary = Some(s);
             }
+            let Some(summary) = summary else { continue };
+            // Every strategy must give the same answer.
+            if let Some((first, want)) = &answer {
+                if *want != summary {
+                    return Err(CliError::exec(format!(
+                        "{w}: {name} returned {summary:?} but {first} returned {want:?}; \
+                         this is a bug in tenon, please report it"
+                    )));
+                }
+            } else {
+                answer = Some((name, summary));
+            }
+            let rows = summary.rows;
             times.sort_by(f64::total_cmp);
             results.push((name, times[times.len() / 2], times[0], rows));
         }

@@ -18,7 +18,9 @@
 //! stream and the output indices. The partition count is the build row
 //! count divided by that, rounded up to a power of two, at most
 //! [`MAX_PARTITION_BITS`] bits (1024 partitions) so that the scatter writes
-//! to few enough places at once to stay within the TLB.
+//! to few enough places at once to stay within the TLB. Build sides above
+//! about 8.4M rows therefore get partitions of more than 8192 rows, whose
+//! tables outgrow L2 (a second partitioning pass would fix that).
 //!
 //! Measured (`tenon bench --strategies SHUFFLE_HASH --runs 5`, 2 threads,
 //! full-size workloads, medians in seconds, with the partition size read
@@ -293,7 +295,17 @@ impl<'a> Prepared<'a> {
             [] => Ok((RecordBatch::new_empty(input.schema.clone()), None)),
             [one] => Ok((one.clone(), None)),
             many => {
-                let bytes: usize = many.iter().map(|b| b.get_array_memory_size()).sum();
+                // What the copy will hold: the rows actually used, not the
+                // buffers that slices of a larger batch point into.
+                let bytes: usize = many
+                    .iter()
+                    .flat_map(|b| b.columns())
+                    .map(|c| {
+                        let d = c.to_data();
+                        d.get_slice_memory_size()
+                            .unwrap_or_else(|_| c.get_array_memory_size())
+                    })
+                    .sum();
                 let r = self.join.memory.try_reserve(what, bytes)?;
                 Ok((concat_batches(&input.schema, many)?, Some(r)))
             }

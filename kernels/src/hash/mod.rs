@@ -65,7 +65,9 @@ pub enum HashJoinMode {
     /// One shared table over the whole build side (the BROADCAST hint).
     Broadcast,
     /// Both sides radix-partitioned by hash; one small table per partition
-    /// (the SHUFFLE_HASH hint).
+    /// (the SHUFFLE_HASH hint). When one partition is enough (a build side
+    /// of at most 8192 rows, or `partitions(1)`) this runs the broadcast
+    /// code, which is the same algorithm without the scatter.
     Partitioned,
 }
 
