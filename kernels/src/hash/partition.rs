@@ -133,6 +133,8 @@ pub(crate) fn scatter_batches<S: KeySource>(
     let keep_tags = S::VERIFY;
     struct Sunk<T> {
         tags: Vec<T>,
+        /// Each non-NULL row's partition, so the scatter does not hash again.
+        pids: Vec<u16>,
         hist: Vec<usize>,
         nulls: Vec<u32>,
     }
@@ -142,19 +144,23 @@ pub(crate) fn scatter_batches<S: KeySource>(
             let mut hist = vec![0usize; parts];
             let mut tags = Vec::with_capacity(if keep_tags { c.range.len() } else { 0 });
             let mut null_list = Vec::new();
+            let mut pids = Vec::with_capacity(c.range.len());
             for i in c.range.clone() {
                 if c.nulls.is_some_and(|v| v.is_null(i)) {
                     null_list.push((c.base + i) as u32);
                     continue;
                 }
                 let t = c.keys.tag(i);
-                hist[partition_of(S::hash(t), bits)] += 1;
+                let p = partition_of(S::hash(t), bits);
+                hist[p] += 1;
+                pids.push(p as u16);
                 if keep_tags {
                     tags.push(t);
                 }
             }
             Sunk {
                 tags,
+                pids,
                 hist,
                 nulls: null_list,
             }
@@ -186,6 +192,7 @@ pub(crate) fn scatter_batches<S: KeySource>(
         .for_each(|((s, c), mut pos)| {
             let (tag_out, row_out) = (&tag_out, &row_out);
             let mut kept = s.tags.iter();
+            let mut pid = s.pids.iter();
             for i in c.range.clone() {
                 if c.nulls.is_some_and(|v| v.is_null(i)) {
                     continue;
@@ -194,7 +201,7 @@ pub(crate) fn scatter_batches<S: KeySource>(
                     Some(&t) => t,
                     None => c.keys.tag(i),
                 };
-                let p = partition_of(S::hash(t), bits);
+                let p = pid.next().map_or(0, |&p| p as usize);
                 // SAFETY: `pos[p]` stays inside this chunk's own range of
                 // partition p (its histogram count), which is inside
                 // `0..total`, the capacity of both vectors.
