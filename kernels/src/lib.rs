@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod bitmap;
+mod condition;
 mod error;
 mod filter;
 pub mod hash;
@@ -24,9 +25,11 @@ mod join_type;
 mod keys;
 mod memory;
 mod output;
+mod pool;
 mod rows;
 mod stream;
 
+pub use condition::{CmpOp, RangeCondition, ordered_values, range_type_supported};
 pub use error::{KernelError, Result};
 pub use filter::JoinFilter;
 pub use hash::{BatchSink, HashJoin, HashJoinMode, JoinInput};

@@ -8,7 +8,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
 use crate::error::{KernelError, Result};
-use crate::hash::{HashJoin, JoinInput};
+use crate::hash::BatchSink;
 
 /// Output batches of a running join, in the order the workers finish them.
 ///
@@ -26,27 +26,31 @@ pub struct JoinStream {
 }
 
 impl JoinStream {
-    pub(crate) fn spawn(
-        join: HashJoin,
-        left: JoinInput,
-        right: JoinInput,
-        schema: SchemaRef,
-    ) -> Result<Self> {
+    /// Runs `run` on a thread of its own, on a rayon pool of `threads`
+    /// workers (0: as many as the caller's current pool), streaming what it
+    /// pushes into its sink. Every kernel's `execute` goes through here.
+    pub(crate) fn spawn<F>(threads: usize, schema: SchemaRef, run: F) -> Result<Self>
+    where
+        F: FnOnce(&BatchSink<'_>) -> Result<()> + Send + 'static,
+    {
         // The join always gets a pool of its own here: on a shared pool, a
         // consumer that reads the stream from one of the pool's own threads
         // would wait for workers it is itself keeping busy.
-        let threads = if join.threads == 0 {
+        let threads = if threads == 0 {
             rayon::current_num_threads()
         } else {
-            join.threads
+            threads
         };
-        let join = join.threads(threads);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| KernelError::Internal(format!("cannot start worker threads: {e}")))?;
         let (tx, rx) = sync_channel::<Result<RecordBatch>>(threads * 2);
         let handle = std::thread::Builder::new()
             .name("tenon-join".into())
             .spawn(move || {
                 let send = |b: RecordBatch| tx.send(Ok(b)).map_err(|_| KernelError::Cancelled);
-                let res = catch_unwind(AssertUnwindSafe(|| join.for_each(&left, &right, &send)));
+                let res = catch_unwind(AssertUnwindSafe(|| pool.install(|| run(&send))));
                 let err = match res {
                     Ok(Ok(())) | Ok(Err(KernelError::Cancelled)) => return,
                     Ok(Err(e)) => e,

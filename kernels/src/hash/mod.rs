@@ -53,7 +53,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
-use crate::error::{KernelError, Result};
+use crate::error::Result;
 use crate::filter::JoinFilter;
 use crate::join_type::{JoinSide, JoinType};
 use crate::memory::MemoryBudget;
@@ -262,15 +262,7 @@ impl HashJoin {
         sink: &BatchSink<'_>,
     ) -> Result<()> {
         let prepared = exec::Prepared::new(self, left, right)?;
-        if self.threads == 0 {
-            prepared.run(sink)
-        } else {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(self.threads)
-                .build()
-                .map_err(|e| KernelError::Internal(format!("cannot start worker threads: {e}")))?;
-            pool.install(|| prepared.run(sink))
-        }
+        crate::pool::install(self.threads, || prepared.run(sink))
     }
 
     /// Runs the join and returns its output as a stream of batches, produced
@@ -284,7 +276,10 @@ impl HashJoin {
     pub fn execute(&self, left: JoinInput, right: JoinInput) -> Result<JoinStream> {
         exec::Prepared::new(self, &left, &right)?;
         let schema = self.output_schema(&left.schema, &right.schema)?;
-        JoinStream::spawn(self.clone(), left, right, schema)
+        let join = self.clone().threads(0);
+        JoinStream::spawn(self.threads, schema, move |sink| {
+            join.for_each(&left, &right, sink)
+        })
     }
 
     /// Runs the join and collects every output batch.
