@@ -129,8 +129,13 @@ impl<'a> RefJoin<'a> {
     }
 
     /// NOT IN: whether `r` rules `l` out.
+    ///
+    /// With no key (nested loop), the filter is the whole `NOT IN`
+    /// comparison: a pair conflicts when it is TRUE or NULL (unknown).
     fn conflicts(&self, l: &Row, r: &Row) -> bool {
-        let (a, b) = self.on[0];
+        let Some(&(a, b)) = self.on.first() else {
+            return self.filter.is_none_or(|f| f(l, r) != Some(false));
+        };
         let unknown_or_equal = match (&l[a], &r[b]) {
             (Value::Null, _) | (_, Value::Null) => true,
             (x, y) => key_eq(x, y),
@@ -153,6 +158,14 @@ impl<'a> RefJoin<'a> {
     /// When the join is not [`valid`](Self::is_valid).
     pub fn run(&self, left: &[Row], right: &[Row], widths: (usize, usize)) -> Vec<Row> {
         assert!(self.is_valid(), "the oracle runs valid joins only");
+        self.run_any(left, right, widths)
+    }
+
+    /// [`run`](Self::run) without the validity check, for the nested-loop
+    /// join, whose `on` may be empty (every pair is a candidate; the filter
+    /// decides). NOT IN with no key: a left row survives when no right row
+    /// passes the filter.
+    pub fn run_any(&self, left: &[Row], right: &[Row], widths: (usize, usize)) -> Vec<Row> {
         let matches: Vec<Vec<usize>> = left
             .iter()
             .map(|l| {
