@@ -24,6 +24,8 @@ mod hugepage;
 mod join_type;
 mod keys;
 mod memory;
+pub mod merge;
+pub mod nested;
 mod output;
 mod pool;
 mod rows;
@@ -34,6 +36,8 @@ pub use error::{KernelError, Result};
 pub use filter::JoinFilter;
 pub use hash::{BatchSink, HashJoin, HashJoinMode, JoinInput};
 pub use join_type::{JoinSide, JoinType};
+// (merge re-exports)
+// (nested re-exports)
 pub use memory::{MemoryBudget, MemoryReservation};
 pub use output::join_schema;
 pub use stream::JoinStream;

@@ -1,0 +1,1 @@
+//! The sort-merge join (in progress).

@@ -1,0 +1,1 @@
+//! The nested-loop join (in progress).
