@@ -39,11 +39,11 @@
 //! assert_eq!(rows, 4); // 1-ann, 2-bob, 2-bob, 9-NULL
 //! ```
 
-mod emit;
+pub(crate) mod emit;
 pub(crate) mod exec;
-mod partition;
+pub(crate) mod partition;
 mod partitioned;
-mod probe;
+pub(crate) mod probe;
 pub(crate) mod table;
 
 pub use emit::BatchSink;
