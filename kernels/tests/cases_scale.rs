@@ -269,3 +269,72 @@ fn broadcast_large_build_uses_regions_correctly() {
         .count();
     assert_eq!(count, want);
 }
+
+#[test]
+fn key_filter_drops_only_rows_without_a_match() {
+    // Build (right): 70,000 distinct keys (over the key filter's 65,536-row
+    // minimum; its broadcast table is larger than the cache), a few NULL.
+    // Probe (left): 4,000 rows, 1 in 20 with a key present, some
+    // repeated, some NULL: a low match rate, so both modes filter.
+    let n = 70_000i64;
+    let rk: Vec<Option<i64>> = (0..n)
+        .map(|i| if i % 997 == 0 { None } else { Some(i * 3) })
+        .collect();
+    let r = batch(vec![
+        ("k", i64s(&rk)),
+        ("p", i64s(&(0..n).map(|i| Some(i % 50)).collect::<Vec<_>>())),
+    ]);
+    let lk: Vec<Option<i64>> = (0..4_000i64)
+        .map(|i| match i % 20 {
+            0 => Some((i * 7) % (3 * n)),
+            1 if i % 3 == 0 => None,
+            _ => Some(3 * n + i),
+        })
+        .collect();
+    let l = batch(vec![
+        ("k", i64s(&lk)),
+        (
+            "p",
+            i64s(&(0..4_000).map(|i| Some(i % 60)).collect::<Vec<_>>()),
+        ),
+    ]);
+    let (left, right) = (chunked(&l, 1_000), chunked(&r, 40_000));
+    let on = [(0, 0)];
+    let f = less_than_rows(1, 1);
+    for mode in [HashJoinMode::Broadcast, HashJoinMode::Partitioned] {
+        for jt in JoinType::ALL {
+            // Every type plain; NULL-equal and filtered variants of the
+            // types whose NULL and filter handling differ most.
+            let variants: &[(bool, bool)] = match jt {
+                JoinType::Full | JoinType::LeftAnti => {
+                    &[(false, false), (true, false), (false, true)]
+                }
+                JoinType::LeftAntiNullAware | JoinType::Left => &[(false, false), (false, true)],
+                _ => &[(false, false)],
+            };
+            for &(null_equal, filtered) in variants {
+                let mut join = HashJoin::new(jt, on.to_vec())
+                    .mode(mode)
+                    .build_side(JoinSide::Right)
+                    .null_equal(null_equal)
+                    .threads(4);
+                let mut oracle = RefJoin {
+                    null_equal,
+                    ..RefJoin::new(jt, &on)
+                };
+                if filtered {
+                    join = join.filter(less_than_filter(1, 1));
+                    oracle.filter = Some(&f);
+                }
+                check_large(
+                    &join,
+                    oracle,
+                    &left,
+                    &right,
+                    8192,
+                    &format!("{mode:?} {jt} null_equal={null_equal} filtered={filtered}"),
+                );
+            }
+        }
+    }
+}

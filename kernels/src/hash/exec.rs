@@ -54,9 +54,10 @@ use arrow_row::Rows;
 use arrow_select::concat::concat_batches;
 use rayon::prelude::*;
 
+use super::bloom::{FILTER_MIN_ROWS, FilterStats, KeyFilter};
 use super::emit::{BatchSink, Emitter};
 use super::partition::{scatter, scatter_bytes};
-use super::probe::{Candidates, Cursor, MorselKeys, probe};
+use super::probe::{Candidates, Cursor, MorselKeys, ProbeKeys, Selected, probe};
 use super::table::JoinTable;
 use super::{HashJoin, HashJoinMode, JoinInput};
 use crate::bitmap::{AtomicBitmap, Bitmap};
@@ -375,10 +376,17 @@ impl<'a> Prepared<'a> {
         let BuiltTable {
             table,
             null_rows: build_nulls,
+            filter,
             _memory,
+            _filter_memory,
         } = self.build_table(b)?;
         let (all_rows, _all_mem) = self.all_rows(n_build)?;
         let cand = self.candidates(n_build, &build_nulls, &all_rows);
+        // Every non-NULL probe row must reach the candidates when there are
+        // extra ones (filtered NOT IN); otherwise the key filter may drop
+        // the rows it rules out, while it pays (see `FilterStats`).
+        let filter = filter.filter(|_| cand.extra.is_empty());
+        let stats = FilterStats::default();
         let bs = self.join.batch_size;
         let morsels: Vec<(usize, usize, usize)> = self
             .probe
@@ -399,9 +407,10 @@ impl<'a> Prepared<'a> {
                     Vec::with_capacity(bs),
                     Vec::with_capacity(bs),
                     Bitmap::default(),
+                    Vec::new(),
                 )
             },
-            |(bi, pi, marks), &(batch_idx, off, len)| -> Result<()> {
+            |(bi, pi, marks, sel), &(batch_idx, off, len)| -> Result<()> {
                 let batch = self.probe.batches[batch_idx].slice(off, len);
                 let cols = key_columns(&batch, &self.probe_keys);
                 let keys = S::encode(&self.kind, &cols)?;
@@ -418,13 +427,52 @@ impl<'a> Prepared<'a> {
                     marks.reset(len);
                 }
                 let same = |p: u32, br: u32| keys.same_key(p as usize, b.keys, br as usize);
-                let mut cur = Cursor::default();
-                loop {
-                    let done = probe::<S, _>(&table, &input, &cand, same, &mut cur, bs, bi, pi);
-                    emitter.pairs(&batch, bi, pi, |r| marks.set(r as usize))?;
-                    if done {
-                        break;
+                let run = |input: &ProbeStep<'_>,
+                           bi: &mut Vec<u32>,
+                           pi: &mut Vec<u32>,
+                           marks: &mut Bitmap|
+                 -> Result<()> {
+                    let mut cur = Cursor::default();
+                    loop {
+                        let done = input(&mut cur, bi, pi);
+                        emitter.pairs(&batch, bi, pi, |r| marks.set(r as usize))?;
+                        if done {
+                            return Ok(());
+                        }
                     }
+                };
+                match filter.as_ref().filter(|_| stats.worth_it()) {
+                    Some(f) => {
+                        sel.clear();
+                        for i in 0..len {
+                            let pass = match input.get(i).0 {
+                                None => true,
+                                Some(t) => f.may_contain(S::hash(t)),
+                            };
+                            if pass {
+                                sel.push(i as u32);
+                            }
+                        }
+                        stats.record(len, sel.len());
+                        let input = Selected {
+                            inner: &input,
+                            sel: sel.as_slice(),
+                        };
+                        run(
+                            &|cur, bi, pi| {
+                                probe::<S, _>(&table, &input, &cand, same, cur, bs, bi, pi)
+                            },
+                            bi,
+                            pi,
+                            marks,
+                        )?;
+                    }
+                    None => run(
+                        &|cur, bi, pi| probe::<S, _>(&table, &input, &cand, same, cur, bs, bi, pi),
+                        bi,
+                        pi,
+                        marks,
+                    )?,
                 }
                 if roles.tracks_probe() {
                     let want = roles.probe_semi;
@@ -471,7 +519,9 @@ impl<'a> Prepared<'a> {
             return Ok(BuiltTable {
                 table,
                 null_rows: nulls,
+                filter: None,
                 _memory: r,
+                _filter_memory: None,
             });
         }
         let bits = (n / REGION_ROWS)
@@ -499,19 +549,36 @@ impl<'a> Prepared<'a> {
             })
             .reduce(|| false, |a, b| a | b);
         table.set_repeated(repeated);
+        // Only a table beyond the cache is worth a filter in front of it.
+        let mut filter_mem = None;
+        let filter = if table.large() && n >= FILTER_MIN_ROWS {
+            filter_mem =
+                Some(mem.try_reserve("the key filter", KeyFilter::bytes_for(n, sc.partitions()))?);
+            Some(KeyFilter::from_scattered::<S>(&sc))
+        } else {
+            None
+        };
         drop(scatter_mem);
         Ok(BuiltTable {
             table,
             null_rows: sc.null_rows,
+            filter,
             _memory: r,
+            _filter_memory: filter_mem,
         })
     }
 }
+
+/// One resumable probe call over a morsel (see [`probe`]).
+type ProbeStep<'a> = dyn Fn(&mut Cursor, &mut Vec<u32>, &mut Vec<u32>) -> bool + 'a;
 
 /// A broadcast table, its build rows with NULL keys, and its memory.
 struct BuiltTable<T> {
     table: JoinTable<T>,
     null_rows: Vec<u32>,
+    /// A filter over the keys, for a table larger than the cache.
+    filter: Option<KeyFilter>,
+    _filter_memory: Option<MemoryReservation>,
     _memory: MemoryReservation,
 }
 

@@ -39,6 +39,7 @@
 //! assert_eq!(rows, 4); // 1-ann, 2-bob, 2-bob, 9-NULL
 //! ```
 
+mod bloom;
 pub(crate) mod emit;
 pub(crate) mod exec;
 pub(crate) mod partition;

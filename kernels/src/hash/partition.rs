@@ -17,6 +17,7 @@
 use arrow_buffer::NullBuffer;
 use rayon::prelude::*;
 
+use super::bloom::KeyFilter;
 use crate::hugepage::huge_vec;
 use crate::keys::KeySource;
 
@@ -105,14 +106,18 @@ pub(crate) fn scatter<S: KeySource>(
         base: 0,
         len: n,
     };
-    scatter_batches(std::slice::from_ref(&one), bits)
+    scatter_batches(std::slice::from_ref(&one), bits, None)
 }
 
 /// Partitions the rows of several key batches (one side, batch after
 /// batch, numbered by global row) into `2^bits` partitions by hash.
+///
+/// With `keep`, rows whose key the filter rules out are dropped: they are
+/// neither partitioned nor listed (the other side has no such key).
 pub(crate) fn scatter_batches<S: KeySource>(
     batches: &[KeyBatch<'_, S>],
     bits: u32,
+    keep: Option<&KeyFilter>,
 ) -> Scattered<S::Tag> {
     let parts = 1usize << bits;
     let chunks: Vec<Chunk<'_, S>> = batches
@@ -133,8 +138,10 @@ pub(crate) fn scatter_batches<S: KeySource>(
     let keep_tags = S::VERIFY;
     struct Sunk<T> {
         tags: Vec<T>,
-        /// Each non-NULL row's partition, so the scatter does not hash again.
+        /// Each kept row's partition, so the scatter does not hash again.
         pids: Vec<u16>,
+        /// With a filter: the kept rows (local), ascending.
+        sel: Vec<u32>,
         hist: Vec<usize>,
         nulls: Vec<u32>,
     }
@@ -145,13 +152,21 @@ pub(crate) fn scatter_batches<S: KeySource>(
             let mut tags = Vec::with_capacity(if keep_tags { c.range.len() } else { 0 });
             let mut null_list = Vec::new();
             let mut pids = Vec::with_capacity(c.range.len());
+            let mut sel = Vec::new();
             for i in c.range.clone() {
                 if c.nulls.is_some_and(|v| v.is_null(i)) {
                     null_list.push((c.base + i) as u32);
                     continue;
                 }
                 let t = c.keys.tag(i);
-                let p = partition_of(S::hash(t), bits);
+                let h = S::hash(t);
+                if let Some(f) = keep {
+                    if !f.may_contain(h) {
+                        continue;
+                    }
+                    sel.push(i as u32);
+                }
+                let p = partition_of(h, bits);
                 hist[p] += 1;
                 pids.push(p as u16);
                 if keep_tags {
@@ -161,6 +176,7 @@ pub(crate) fn scatter_batches<S: KeySource>(
             Sunk {
                 tags,
                 pids,
+                sel,
                 hist,
                 nulls: null_list,
             }
@@ -193,10 +209,7 @@ pub(crate) fn scatter_batches<S: KeySource>(
             let (tag_out, row_out) = (&tag_out, &row_out);
             let mut kept = s.tags.iter();
             let mut pid = s.pids.iter();
-            for i in c.range.clone() {
-                if c.nulls.is_some_and(|v| v.is_null(i)) {
-                    continue;
-                }
+            let mut write = |i: usize| {
                 let t = match kept.next() {
                     Some(&t) => t,
                     None => c.keys.tag(i),
@@ -210,10 +223,18 @@ pub(crate) fn scatter_batches<S: KeySource>(
                     row_out.0.add(pos[p]).write((c.base + i) as u32);
                 }
                 pos[p] += 1;
+            };
+            if keep.is_some() {
+                s.sel.iter().for_each(|&i| write(i as usize));
+            } else {
+                c.range
+                    .clone()
+                    .filter(|&i| !c.nulls.is_some_and(|v| v.is_null(i)))
+                    .for_each(write);
             }
         });
     // SAFETY: every position in 0..total was written exactly once: the
-    // histograms count every non-NULL row and the ranges tile 0..total.
+    // histograms count every kept row and the ranges tile 0..total.
     unsafe {
         tags.set_len(total);
         rows.set_len(total);

@@ -6,6 +6,7 @@
 use arrow_buffer::NullBuffer;
 use rayon::prelude::*;
 
+use super::bloom::{FILTER_MIN_ROWS, KeyFilter};
 use super::emit::Emitter;
 use super::exec::{BuildSide, Prepared, SPLIT_ROWS, key_columns, source};
 use super::partition::{KeyBatch, Scattered, scatter, scatter_batches, scatter_bytes};
@@ -56,9 +57,28 @@ impl Prepared<'_> {
             scatter_bytes::<S>(n_build) + scatter_bytes::<S>(n_probe),
         )?;
         let bsc = scatter(b.keys, n_build, b.nulls, bits);
-        let psc = scatter_batches(&key_batches, bits);
         let (all_rows, _all_mem) = self.all_rows(n_build)?;
         let cand = self.candidates(n_build, &bsc.null_rows, &all_rows);
+        // A key filter drops probe rows without a match before they are
+        // scattered, when a sample says most rows have none.
+        let _filter_mem;
+        let filter = if cand.extra.is_empty() && n_build >= FILTER_MIN_ROWS {
+            _filter_mem = mem.try_reserve(
+                "the key filter",
+                KeyFilter::bytes_for(n_build, bsc.partitions()),
+            )?;
+            let f = KeyFilter::from_scattered::<S>(&bsc);
+            let hash_at = |row: usize| {
+                let (batch, i) = probe.locate(row);
+                let (keys, nulls) = &pkeys[batch];
+                let null = nulls.as_ref().is_some_and(|n| n.is_null(i));
+                (!null).then(|| S::hash(keys.tag(i)))
+            };
+            f.worth_it(n_probe, hash_at).then_some(f)
+        } else {
+            None
+        };
+        let psc = scatter_batches(&key_batches, bits, filter.as_ref());
         let roles = self.roles;
         let marks = roles.tracks_probe().then(|| AtomicBitmap::new(n_probe));
         let _marks_mem = mem.try_reserve(

@@ -64,6 +64,22 @@ impl<S: KeySource> ProbeKeys<S::Tag> for MorselKeys<'_, S> {
     }
 }
 
+/// The positions `sel` of other probe keys (those a key filter let through).
+pub(crate) struct Selected<'a, P> {
+    pub inner: &'a P,
+    pub sel: &'a [u32],
+}
+
+impl<T, P: ProbeKeys<T>> ProbeKeys<T> for Selected<'_, P> {
+    fn len(&self) -> usize {
+        self.sel.len()
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> (Option<T>, u32) {
+        self.inner.get(self.sel[i] as usize)
+    }
+}
+
 /// A partition of scattered probe keys.
 pub(crate) struct PartKeys<'a, T> {
     pub tags: &'a [T],
