@@ -52,7 +52,8 @@ fn hash_join(c: &mut Criterion) {
         ] {
             let join = HashJoin::new(JoinType::Inner, vec![(0, 0)])
                 .mode(mode)
-                .build_side(JoinSide::Right);
+                .build_side(JoinSide::Right)
+                .into();
             let id = BenchmarkId::new(name, format!("{}/{}", w.name(), probe.num_rows()));
             group.bench_function(id, |b| {
                 b.iter(|| pool.install(|| count_and_sum(&join, &probe, &build).expect("join")))

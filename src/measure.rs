@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, RecordBatch};
-use tenon_kernels::{HashJoin, JoinInput, KernelError};
+use tenon_kernels::{Join, JoinInput, KernelError};
 
 /// Column of the synthetic workloads' numeric payload (`p`).
 pub const PAYLOAD_COLUMN: usize = 1;
@@ -47,19 +47,44 @@ fn sum_column(b: &RecordBatch, i: usize) -> i64 {
 ///
 /// Whatever the join fails with.
 pub fn count_and_sum(
-    join: &HashJoin,
+    join: &Join,
     left: &JoinInput,
     right: &JoinInput,
 ) -> Result<JoinSummary, KernelError> {
     let join = join
         .clone()
         .projection(Some(vec![PAYLOAD_COLUMN]), Some(vec![PAYLOAD_COLUMN]));
+    run_summary(&join, left, right)
+}
+
+/// Runs `join` outputting no columns at all (a `COUNT(*)` over the join)
+/// and returns the row count; the sums are 0.
+///
+/// # Errors
+///
+/// Whatever the join fails with.
+pub fn count_only(
+    join: &Join,
+    left: &JoinInput,
+    right: &JoinInput,
+) -> Result<JoinSummary, KernelError> {
+    let join = join.clone().projection(Some(vec![]), Some(vec![]));
+    run_summary(&join, left, right)
+}
+
+fn run_summary(
+    join: &Join,
+    left: &JoinInput,
+    right: &JoinInput,
+) -> Result<JoinSummary, KernelError> {
     let rows = AtomicU64::new(0);
     let (ls, rs) = (AtomicI64::new(0), AtomicI64::new(0));
-    let (has_l, has_r) = match join.join_type().output_sides() {
-        (true, true) => (Some(0), Some(1)),
-        (true, false) => (Some(0), None),
-        (false, _) => (None, Some(0)),
+    let schema = join.output_schema(left.schema(), right.schema())?;
+    let (has_l, has_r) = match (schema.fields().len(), join.join_type().output_sides()) {
+        (0, _) => (None, None),
+        (_, (true, true)) => (Some(0), Some(1)),
+        (_, (true, false)) => (Some(0), None),
+        (_, (false, _)) => (None, Some(0)),
     };
     join.for_each(left, right, &|b: RecordBatch| {
         rows.fetch_add(b.num_rows() as u64, Ordering::Relaxed);

@@ -17,6 +17,8 @@ fn bench_prints_one_line_per_workload_and_strategy() {
         "fk_small",
         "--workload",
         "m2n",
+        "--workload",
+        "nlj",
         "--scale",
         "0.0005",
         "--runs",
@@ -31,21 +33,66 @@ fn bench_prints_one_line_per_workload_and_strategy() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 5, "{text}");
+    assert_eq!(lines.len(), 8, "{text}");
     assert!(lines[0].starts_with("workload"));
-    for (line, w) in lines[1..]
-        .iter()
-        .zip(["fk_small", "fk_small", "m2n", "m2n"])
-    {
-        assert!(line.starts_with(w), "{line}");
+    let expected = [
+        ("fk_small", "BROADCAST"),
+        ("fk_small", "SHUFFLE_HASH"),
+        ("fk_small", "SHUFFLE_MERGE"),
+        ("m2n", "BROADCAST"),
+        ("m2n", "SHUFFLE_HASH"),
+        ("m2n", "SHUFFLE_MERGE"),
+        ("nlj", "NEST_LOOP"),
+    ];
+    for (line, (w, s)) in lines[1..].iter().zip(expected) {
+        let mut cells = line.split_whitespace();
+        assert_eq!((cells.next(), cells.next()), (Some(w), Some(s)), "{line}");
     }
-    // fk_small: every probe row matches once; both strategies agree.
-    let rows: Vec<&str> = lines[1..3]
+    // fk_small: every probe row matches once; the strategies agree.
+    let rows: Vec<&str> = lines[1..4]
         .iter()
         .map(|l| l.split_whitespace().nth(4).unwrap())
         .collect();
-    assert_eq!(rows[0], "5000");
-    assert_eq!(rows[0], rows[1]);
+    assert_eq!(rows, ["5000"; 3]);
+}
+
+#[test]
+fn strategies_that_cannot_run_a_workload_are_skipped_with_a_note() {
+    let out = tenon(&[
+        "bench",
+        "--workload",
+        "nlj",
+        "--workload",
+        "fk_small",
+        "--strategies",
+        "broadcast,NEST_LOOP",
+        "--scale",
+        "0.0005",
+        "--runs",
+        "1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let names: Vec<(&str, &str)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut c = l.split_whitespace();
+            (c.next().unwrap(), c.next().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("nlj", "NEST_LOOP"),
+            ("fk_small", "BROADCAST"),
+            ("fk_small", "NEST_LOOP")
+        ]
+    );
 }
 
 #[test]

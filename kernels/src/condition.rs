@@ -146,7 +146,6 @@ pub fn range_type_supported(t: &DataType) -> bool {
 
 /// Checks that a range condition's columns exist and have the same,
 /// supported type. `index` is the condition's position, for the message.
-#[allow(dead_code)] // until the nested-loop and sort-merge kernels use it
 pub(crate) fn check_condition(
     index: usize,
     cond: &RangeCondition,

@@ -477,7 +477,7 @@ fn canonical_floats(a: &ArrayRef) -> ArrayRef {
 /// bytes.
 #[derive(Debug)]
 pub(crate) struct BytesKeys<B> {
-    rows: B,
+    pub(crate) rows: B,
 }
 
 impl<B: ByteRows> KeySource for BytesKeys<B> {

@@ -21,6 +21,7 @@ mod error;
 mod filter;
 pub mod hash;
 mod hugepage;
+mod join;
 mod join_type;
 mod keys;
 mod memory;
@@ -35,9 +36,10 @@ pub use condition::{CmpOp, RangeCondition, ordered_values, range_type_supported}
 pub use error::{KernelError, Result};
 pub use filter::JoinFilter;
 pub use hash::{BatchSink, HashJoin, HashJoinMode, JoinInput};
+pub use join::{Join, Strategy};
 pub use join_type::{JoinSide, JoinType};
-// (merge re-exports)
-// (nested re-exports)
 pub use memory::{MemoryBudget, MemoryReservation};
+pub use merge::SortMergeJoin;
+pub use nested::NestedLoopJoin;
 pub use output::join_schema;
 pub use stream::JoinStream;

@@ -123,3 +123,31 @@ impl OutputLayout {
         )?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::Int64Array;
+    use arrow_schema::DataType;
+
+    #[test]
+    fn zero_output_columns_give_batches_that_carry_a_row_count() {
+        let schema = Schema::new(vec![Field::new("a", DataType::Int64, false)]);
+        let batch = RecordBatch::try_new(
+            Arc::new(schema.clone()),
+            vec![Arc::new(Int64Array::from(vec![1, 2, 3]))],
+        )
+        .unwrap();
+        for jt in JoinType::ALL {
+            let layout = OutputLayout::new(&schema, &schema, jt, Some(&[]), Some(&[])).unwrap();
+            assert!(layout.schema.fields().is_empty());
+            let rows = UInt32Array::from(vec![0, 2]);
+            let out = layout
+                .gather(Some((&batch, &rows)), Some((&batch, &rows)), 2)
+                .unwrap();
+            assert_eq!((out.num_rows(), out.num_columns()), (2, 0), "{jt}");
+            let out = layout.gather(None, None, 5).unwrap();
+            assert_eq!((out.num_rows(), out.num_columns()), (5, 0), "{jt}");
+        }
+    }
+}

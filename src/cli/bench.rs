@@ -1,13 +1,14 @@
-//! `tenon bench`: the hash join strategies side by side on the synthetic
-//! workloads (a first version: timing table only; JSON output, baselines
-//! and the planner's choice come with the planner).
+//! `tenon bench`: the join strategies side by side on the synthetic
+//! workloads (timing table only for now; JSON output, baselines and the
+//! planner's choice come with issue 6).
 
 use std::time::Instant;
 
 use clap::Args;
-use tenon::datasets::{Workload, generate, split_batches};
-use tenon::kernels::{HashJoin, HashJoinMode, JoinInput, JoinSide, JoinType};
-use tenon::measure::count_and_sum;
+use tenon::datasets::{Workload, generate};
+use tenon::kernels::Strategy;
+use tenon::measure::JoinSummary;
+use tenon::suite;
 
 use super::CliError;
 
@@ -15,10 +16,12 @@ use super::CliError;
 #[derive(Debug, Args)]
 pub(crate) struct BenchArgs {
     /// Workload to run (repeatable): fk_small, fk_medium, fk_large, zipf,
-    /// low_match, m2n. Default: all six hash-join workloads.
+    /// low_match, m2n, band, nlj. Default: all eight.
     #[arg(long = "workload", value_name = "NAME")]
     workloads: Vec<String>,
-    /// Strategies: `all` or a comma-separated list of BROADCAST, SHUFFLE_HASH.
+    /// Strategies: `all` (every strategy that can run the workload, except
+    /// the nested loop on the 10M-row equi-joins) or a comma-separated list
+    /// of BROADCAST, SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP.
     #[arg(long, default_value = "all")]
     strategies: String,
     /// Worker threads (default: all cores).
@@ -38,33 +41,28 @@ pub(crate) struct BenchArgs {
     batch_size: usize,
 }
 
-fn strategies(spec: &str) -> Result<Vec<(&'static str, HashJoinMode)>, CliError> {
-    const ALL: [(&str, HashJoinMode); 2] = [
-        ("BROADCAST", HashJoinMode::Broadcast),
-        ("SHUFFLE_HASH", HashJoinMode::Partitioned),
-    ];
-    if spec.eq_ignore_ascii_case("all") {
-        return Ok(ALL.to_vec());
+/// The strategies asked for: `None` for `all`.
+fn strategies(spec: &str) -> Result<Option<Vec<Strategy>>, CliError> {
+    if spec.trim().eq_ignore_ascii_case("all") {
+        return Ok(None);
     }
     spec.split(',')
         .map(|s| {
-            let s = s.trim();
-            ALL.iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(s))
-                .copied()
-                .ok_or_else(|| {
-                    CliError::usage(format!(
-                        "--strategies: unknown strategy `{s}`; use `all` or a comma-separated \
-                         list of BROADCAST, SHUFFLE_HASH"
-                    ))
-                })
+            Strategy::from_name(s).ok_or_else(|| {
+                CliError::usage(format!(
+                    "--strategies: unknown strategy `{}`; use `all` or a comma-separated list \
+                     of BROADCAST, SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP",
+                    s.trim()
+                ))
+            })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
     let workloads: Vec<Workload> = if args.workloads.is_empty() {
-        Workload::HASH_JOIN.to_vec()
+        Workload::ALL.to_vec()
     } else {
         args.workloads
             .iter()
@@ -74,7 +72,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             })
             .collect::<Result<_, _>>()?
     };
-    let strategies = strategies(&args.strategies)?;
+    let asked = strategies(&args.strategies)?;
     if args.runs == 0 {
         return Err(CliError::usage("--runs must be at least 1"));
     }
@@ -102,25 +100,38 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         "workload", "strategy", "median_s", "min_s", "out_rows", "probe_Mrows/s", "vs_best"
     );
     for w in workloads {
-        let t = generate(w, args.scale, args.seed);
-        let probe = JoinInput::new(t.probe.schema(), split_batches(&t.probe, args.batch_size));
-        let build = JoinInput::from_batch(t.build);
-        let n_probe = probe.num_rows();
+        let valid = suite::strategies(w, false);
+        let chosen: Vec<Strategy> = match &asked {
+            None => suite::strategies(w, true),
+            Some(list) => list.iter().copied().filter(|s| valid.contains(s)).collect(),
+        };
+        if chosen.is_empty() {
+            eprintln!(
+                "note: {w}: none of the strategies asked for can run it (it takes {})",
+                valid
+                    .iter()
+                    .map(|s| s.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            continue;
+        }
+        let inputs = suite::inputs(w, generate(w, args.scale, args.seed), args.batch_size);
+        let n_probe = inputs.probe.num_rows();
         let mut results = Vec::new();
-        let mut answer: Option<(&str, tenon::measure::JoinSummary)> = None;
-        for &(name, mode) in &strategies {
-            let join = HashJoin::new(JoinType::Inner, vec![(0, 0)])
-                .mode(mode)
-                .build_side(JoinSide::Right)
-                .batch_size(args.batch_size);
+        let mut answer: Option<(Strategy, JoinSummary)> = None;
+        for strategy in chosen {
+            let Some(join) = suite::join(w, strategy, args.batch_size) else {
+                continue;
+            };
             let mut times = Vec::with_capacity(args.runs);
             let mut summary = None;
             // One warm-up run, then the timed runs.
             for run in 0..=args.runs {
                 let start = Instant::now();
                 let s = pool
-                    .install(|| count_and_sum(&join, &probe, &build))
-                    .map_err(|e| CliError::exec(format!("{w} {name}: {e}")))?;
+                    .install(|| suite::measure(&join, &inputs))
+                    .map_err(|e| CliError::exec(format!("{w} {strategy}: {e}")))?;
                 if run > 0 {
                     times.push(start.elapsed().as_secs_f64());
                 }
@@ -131,23 +142,22 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             if let Some((first, want)) = &answer {
                 if *want != summary {
                     return Err(CliError::exec(format!(
-                        "{w}: {name} returned {summary:?} but {first} returned {want:?}; \
+                        "{w}: {strategy} returned {summary:?} but {first} returned {want:?}; \
                          this is a bug in tenon, please report it"
                     )));
                 }
             } else {
-                answer = Some((name, summary));
+                answer = Some((strategy, summary));
             }
-            let rows = summary.rows;
             times.sort_by(f64::total_cmp);
-            results.push((name, times[times.len() / 2], times[0], rows));
+            results.push((strategy, times[times.len() / 2], times[0], summary.rows));
         }
         let best = results.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
-        for (name, median, min, rows) in results {
+        for (strategy, median, min, rows) in results {
             println!(
                 "{:<10} {:<13} {:>10.4} {:>10.4} {:>12} {:>13.1} {:>7.2}",
                 w.name(),
-                name,
+                strategy.name(),
                 median,
                 min,
                 rows,

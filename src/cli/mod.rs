@@ -16,7 +16,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Time the hash join strategies on the synthetic workloads.
+    /// Time the join strategies on the synthetic workloads.
     Bench(bench::BenchArgs),
 }
 

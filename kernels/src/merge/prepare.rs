@@ -1,0 +1,251 @@
+//! Validating a sort-merge join, and checking presorted declarations.
+//!
+//! The checks and their messages are the hash join's (`hash::exec`), so the
+//! two kernels reject the same joins in the same words.
+
+use std::cmp::Ordering;
+
+use rayon::prelude::*;
+
+use super::SortMergeJoin;
+use super::order::{OrderSpec, SideKeys, SortKey};
+use crate::error::{KernelError, Result};
+use crate::hash::JoinInput;
+use crate::join_type::{JoinSide, JoinType, Roles};
+use crate::keys::KeyKind;
+use crate::output::OutputLayout;
+
+/// Largest row count of one side (row indices are `u32`).
+const MAX_ROWS: usize = u32::MAX as usize - 1;
+/// Rows per chunk of the parallel presorted check.
+const CHECK_ROWS: usize = 1 << 16;
+
+/// A validated join, ready to run.
+pub(crate) struct Prepared<'a> {
+    pub(super) join: &'a SortMergeJoin,
+    pub(super) roles: Roles,
+    pub(super) layout: OutputLayout,
+    pub(super) kind: KeyKind,
+    /// The type of the first key column.
+    pub(super) first_type: arrow_schema::DataType,
+    pub(super) left: &'a JoinInput,
+    pub(super) right: &'a JoinInput,
+    /// The side the emitter holds as one batch ("build"); the other side is
+    /// read from its batches where they are.
+    pub(super) build_side: JoinSide,
+    pub(super) left_keys: Vec<usize>,
+    pub(super) right_keys: Vec<usize>,
+}
+
+fn check_batches(input: &JoinInput, side: &'static str) -> Result<()> {
+    let want = input.schema().fields();
+    for (i, b) in input.batches().iter().enumerate() {
+        let got = b.schema();
+        let same = got.fields().len() == want.len()
+            && got
+                .fields()
+                .iter()
+                .zip(want.iter())
+                .all(|(g, w)| g.data_type() == w.data_type());
+        if !same {
+            return Err(KernelError::InvalidOptions(format!(
+                "batch {i} of the {side} input has schema {got:?}, which does not match the \
+                 {side} input's schema {want:?}"
+            )));
+        }
+    }
+    let rows = input.num_rows();
+    if rows > MAX_ROWS {
+        return Err(KernelError::TooManyRows {
+            side,
+            rows,
+            max: MAX_ROWS,
+        });
+    }
+    Ok(())
+}
+
+impl<'a> Prepared<'a> {
+    pub(crate) fn new(
+        join: &'a SortMergeJoin,
+        left: &'a JoinInput,
+        right: &'a JoinInput,
+    ) -> Result<Self> {
+        if join.on.is_empty() {
+            return Err(KernelError::InvalidKeys(
+                "a sort-merge join needs at least one key pair; use a nested-loop join for \
+                 conditions without an equality"
+                    .into(),
+            ));
+        }
+        let (ls, rs) = (left.schema(), right.schema());
+        let mut types = Vec::with_capacity(join.on.len());
+        for (i, &(l, r)) in join.on.iter().enumerate() {
+            if l >= ls.fields().len() || r >= rs.fields().len() {
+                return Err(KernelError::InvalidKeys(format!(
+                    "key pair {i} is ({l}, {r}), but the left input has {} columns and the \
+                     right input {}",
+                    ls.fields().len(),
+                    rs.fields().len()
+                )));
+            }
+            let (lt, rt) = (ls.field(l).data_type(), rs.field(r).data_type());
+            if lt != rt {
+                return Err(KernelError::KeyTypeMismatch {
+                    index: i,
+                    left: lt.clone(),
+                    right: rt.clone(),
+                });
+            }
+            types.push(lt.clone());
+        }
+        if join.join_type == JoinType::LeftAntiNullAware {
+            if join.on.len() != 1 {
+                return Err(KernelError::InvalidOptions(format!(
+                    "a null-aware anti join (NOT IN) takes exactly one key pair, got {}",
+                    join.on.len()
+                )));
+            }
+            if join.null_equal {
+                return Err(KernelError::InvalidOptions(
+                    "a null-aware anti join (NOT IN) has its own NULL rules and cannot be \
+                     null-equal"
+                        .into(),
+                ));
+            }
+        }
+        if join.batch_size == 0 {
+            return Err(KernelError::InvalidOptions(
+                "batch_size must be at least 1".into(),
+            ));
+        }
+        if let Some(p) = join.partitions
+            && (!p.is_power_of_two() || p > 1 << 16)
+        {
+            return Err(KernelError::InvalidOptions(format!(
+                "partitions must be a power of two from 1 to 65536, got {p}"
+            )));
+        }
+        for (i, c) in join.ranges.iter().enumerate() {
+            crate::condition::check_condition(i, c, ls, rs)?;
+        }
+        check_batches(left, "left")?;
+        check_batches(right, "right")?;
+        let kind = KeyKind::try_new(&types)?;
+        let layout = OutputLayout::new(
+            ls,
+            rs,
+            join.join_type,
+            join.left_projection.as_deref(),
+            join.right_projection.as_deref(),
+        )?;
+        // The emitter holds one side as a single batch: take a side that is
+        // one batch already, else the smaller one (which is then copied).
+        let build_side = match (left.batches().len(), right.batches().len()) {
+            (_, 0 | 1) => JoinSide::Right,
+            (0 | 1, _) => JoinSide::Left,
+            _ if left.num_rows() < right.num_rows() => JoinSide::Left,
+            _ => JoinSide::Right,
+        };
+        Ok(Prepared {
+            join,
+            roles: Roles::new(join.join_type, build_side),
+            layout,
+            kind,
+            first_type: types[0].clone(),
+            left,
+            right,
+            build_side,
+            left_keys: join.on.iter().map(|p| p.0).collect(),
+            right_keys: join.on.iter().map(|p| p.1).collect(),
+        })
+    }
+}
+
+/// What one chunk of the presorted check found.
+struct ChunkCheck {
+    first: Option<u32>,
+    last: Option<u32>,
+    /// The first row whose key is smaller than the non-NULL key before it.
+    bad: Option<(u32, u32)>,
+}
+
+/// Checks that the non-NULL keys of `side` are in ascending SQL order.
+///
+/// # Errors
+///
+/// [`KernelError::InvalidOptions`] naming `what` and the first row out of
+/// order.
+pub(super) fn check_presorted<S: SortKey>(
+    side: &SideKeys<'_, S>,
+    spec: &OrderSpec,
+    what: &str,
+) -> Result<()> {
+    debug_assert!(!spec.hash_order);
+    let cmp = |a: u32, b: u32| match S::key_of(side, a, spec).cmp(&S::key_of(side, b, spec)) {
+        Ordering::Equal if S::TIE => S::tie(side, a, side, b),
+        o => o,
+    };
+    let mut chunks = Vec::new();
+    for (b, batch) in side.list.batches().iter().enumerate() {
+        for s in (0..batch.num_rows()).step_by(CHECK_ROWS) {
+            chunks.push((b, s..(s + CHECK_ROWS).min(batch.num_rows())));
+        }
+    }
+    let offsets = side.list.offsets();
+    let found: Vec<ChunkCheck> = chunks
+        .par_iter()
+        .map(|(b, range)| {
+            let (keys, nulls) = (&side.keys[*b], side.nulls[*b].as_ref());
+            let mut c = ChunkCheck {
+                first: None,
+                last: None,
+                bad: None,
+            };
+            let mut prev_key: Option<S::K> = None;
+            for i in range.clone() {
+                if nulls.is_some_and(|n| n.is_null(i)) {
+                    continue;
+                }
+                let row = (offsets[*b] + i) as u32;
+                let k = S::local_key(keys, i, spec);
+                if let (Some(p), Some(pk)) = (c.last, prev_key) {
+                    let o = match pk.cmp(&k) {
+                        Ordering::Equal if S::TIE => S::tie(side, p, side, row),
+                        o => o,
+                    };
+                    if o == Ordering::Greater {
+                        c.bad = Some((p, row));
+                        break;
+                    }
+                }
+                c.first.get_or_insert(row);
+                c.last = Some(row);
+                prev_key = Some(k);
+            }
+            c
+        })
+        .collect();
+    let mut prev: Option<u32> = None;
+    for c in &found {
+        if let (Some(p), Some(f)) = (prev, c.first)
+            && cmp(p, f) == Ordering::Greater
+        {
+            return Err(out_of_order(what, p, f));
+        }
+        if let Some((p, r)) = c.bad {
+            return Err(out_of_order(what, p, r));
+        }
+        prev = c.last.or(prev);
+    }
+    Ok(())
+}
+
+fn out_of_order(what: &str, prev: u32, row: u32) -> KernelError {
+    KernelError::InvalidOptions(format!(
+        "the {what} input was declared presorted, but its row {row} (counting from 0 across \
+         its batches) has a smaller join key than row {prev} before it; sort the {what} input \
+         ascending on its join keys (SQL order, see the sort-merge join's docs) or do not \
+         declare it presorted"
+    ))
+}

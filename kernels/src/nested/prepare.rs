@@ -1,0 +1,211 @@
+//! Validating a nested-loop join and fixing its sides: which input is built
+//! (the inner loop), how the probe side is cut into morsels, and the range
+//! conditions restated in build/probe terms.
+
+use arrow_array::RecordBatch;
+use arrow_select::concat::concat_batches;
+
+use super::NestedLoopJoin;
+use crate::condition::{CmpOp, check_condition};
+use crate::error::{KernelError, Result};
+use crate::hash::{BatchSink, JoinInput};
+use crate::join_type::{JoinSide, Roles};
+use crate::memory::MemoryReservation;
+use crate::output::OutputLayout;
+
+/// Largest row count of one side (row indices are `u32`).
+const MAX_ROWS: usize = u32::MAX as usize - 1;
+/// Most probe rows in one morsel. A probe row costs up to a whole pass over
+/// the build side, so morsels are far smaller than the hash join's.
+const MAX_MORSEL_ROWS: usize = 4096;
+/// Morsels per worker thread that the probe side is cut into when it is
+/// small, so that uneven morsels (windows of different sizes) still balance.
+const MORSELS_PER_THREAD: usize = 8;
+
+/// A range condition in build/probe terms: `probe[probe] <op> build[build]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SideCondition {
+    /// Column of the probe input.
+    pub probe: usize,
+    /// The operator, read as `probe <op> build`.
+    pub op: CmpOp,
+    /// Column of the build input.
+    pub build: usize,
+}
+
+/// A slice of one probe batch that one worker handles at a time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Morsel {
+    batch: usize,
+    offset: usize,
+    len: usize,
+}
+
+/// A validated join, ready to run.
+pub(crate) struct Prepared<'a> {
+    pub join: &'a NestedLoopJoin,
+    pub roles: Roles,
+    pub layout: OutputLayout,
+    pub build: &'a JoinInput,
+    pub probe: &'a JoinInput,
+    pub build_is_left: bool,
+    pub conds: Vec<SideCondition>,
+}
+
+fn check_batches(input: &JoinInput, side: &'static str) -> Result<()> {
+    let want = input.schema().fields();
+    for (i, b) in input.batches().iter().enumerate() {
+        let got = b.schema();
+        let same = got.fields().len() == want.len()
+            && got
+                .fields()
+                .iter()
+                .zip(want.iter())
+                .all(|(g, w)| g.data_type() == w.data_type());
+        if !same {
+            return Err(KernelError::InvalidOptions(format!(
+                "batch {i} of the {side} input has schema {got:?}, which does not match the \
+                 {side} input's schema {want:?}"
+            )));
+        }
+    }
+    let rows = input.num_rows();
+    if rows > MAX_ROWS {
+        return Err(KernelError::TooManyRows {
+            side,
+            rows,
+            max: MAX_ROWS,
+        });
+    }
+    Ok(())
+}
+
+impl<'a> Prepared<'a> {
+    pub(crate) fn new(
+        join: &'a NestedLoopJoin,
+        left: &'a JoinInput,
+        right: &'a JoinInput,
+    ) -> Result<Self> {
+        if join.batch_size == 0 {
+            return Err(KernelError::InvalidOptions(
+                "batch_size must be at least 1".into(),
+            ));
+        }
+        check_batches(left, "left")?;
+        check_batches(right, "right")?;
+        for (i, c) in join.ranges.iter().enumerate() {
+            check_condition(i, c, left.schema(), right.schema())?;
+        }
+        let layout = OutputLayout::new(
+            left.schema(),
+            right.schema(),
+            join.join_type,
+            join.left_projection.as_deref(),
+            join.right_projection.as_deref(),
+        )?;
+        let build_is_left = join.build_side == JoinSide::Left;
+        let conds = join
+            .ranges
+            .iter()
+            .map(|c| {
+                if build_is_left {
+                    // `build <op> probe` is `probe <flipped op> build`.
+                    SideCondition {
+                        probe: c.right,
+                        op: c.op.flip(),
+                        build: c.left,
+                    }
+                } else {
+                    SideCondition {
+                        probe: c.left,
+                        op: c.op,
+                        build: c.right,
+                    }
+                }
+            })
+            .collect();
+        let (build, probe) = if build_is_left {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        Ok(Prepared {
+            join,
+            roles: Roles::new(join.join_type, join.build_side),
+            layout,
+            build,
+            probe,
+            build_is_left,
+            conds,
+        })
+    }
+
+    /// Runs on the current rayon pool.
+    pub(crate) fn run(&self, sink: &BatchSink<'_>) -> Result<()> {
+        let (build, _build_mem) = self.build_batch()?;
+        if self.join.fast_path && !self.conds.is_empty() {
+            super::sorted::run(self, &build, sink)
+        } else {
+            super::plain::run(self, &build, sink)
+        }
+    }
+
+    /// The build input as one batch (a copy, charged to the budget, only
+    /// when it has several batches).
+    fn build_batch(&self) -> Result<(RecordBatch, Option<MemoryReservation>)> {
+        let input = self.build;
+        match input.batches() {
+            [] => Ok((RecordBatch::new_empty(input.schema().clone()), None)),
+            [one] => Ok((one.clone(), None)),
+            many => {
+                let bytes: usize = many.iter().map(batch_bytes).sum();
+                let r = self.join.memory.try_reserve("the build side", bytes)?;
+                Ok((concat_batches(input.schema(), many)?, Some(r)))
+            }
+        }
+    }
+
+    /// Whether the output has no columns (a row count is all it carries).
+    pub(crate) fn count_only(&self) -> bool {
+        self.layout.schema.fields().is_empty()
+    }
+
+    /// The probe side cut into morsels.
+    pub(crate) fn morsels(&self) -> Vec<Morsel> {
+        let rows = self.probe.num_rows();
+        let workers = rayon::current_num_threads().max(1) * MORSELS_PER_THREAD;
+        let size = rows.div_ceil(workers).clamp(1, MAX_MORSEL_ROWS);
+        self.probe
+            .batches()
+            .iter()
+            .enumerate()
+            .flat_map(|(batch, b)| {
+                let n = b.num_rows();
+                (0..n).step_by(size).map(move |offset| Morsel {
+                    batch,
+                    offset,
+                    len: size.min(n - offset),
+                })
+            })
+            .collect()
+    }
+
+    /// A morsel's rows, as a batch (a zero-copy slice).
+    pub(crate) fn morsel_batch(&self, m: &Morsel) -> RecordBatch {
+        self.probe.batches()[m.batch].slice(m.offset, m.len)
+    }
+}
+
+/// Bytes a copy of `batch`'s rows holds (not the buffers a slice points
+/// into).
+pub(crate) fn batch_bytes(batch: &RecordBatch) -> usize {
+    batch
+        .columns()
+        .iter()
+        .map(|c| {
+            c.to_data()
+                .get_slice_memory_size()
+                .unwrap_or_else(|_| c.get_array_memory_size())
+        })
+        .sum()
+}

@@ -1,0 +1,245 @@
+//! The benchmark suite: each synthetic workload's join, under each strategy
+//! that can run it, and how its result is measured. `tenon bench` and the
+//! criterion benches share it, so they time the same joins.
+//!
+//! | workload | join | strategies | measured |
+//! |---|---|---|---|
+//! | fk_small, fk_medium, fk_large, zipf, low_match, m2n | `probe.k = build.k` | all four | count + sum of `p` of each side |
+//! | band | `probe.k = build.k AND probe.t BETWEEN build.t - 10 AND build.t + 10` | all four | count + sums |
+//! | nlj | `probe.v < build.v` | NEST_LOOP | count only |
+//!
+//! The probe side is the left input and the build side the right one; the
+//! hash joins build the right side. The nested loop has no equi-keys: it
+//! gets `k = k` as the range conditions `k <= k AND k >= k` (its sorted
+//! fast path then finds the equal keys by binary search). `build.t - 10`
+//! and `build.t + 10` are computed into two extra build columns before the
+//! timing, as a planner would.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, UInt32Array};
+use arrow_schema::{DataType, Field, Schema};
+use tenon_datasets::{Tables, Workload, split_batches};
+use tenon_kernels::{
+    CmpOp, HashJoin, HashJoinMode, Join, JoinFilter, JoinInput, JoinSide, JoinType, KernelError,
+    NestedLoopJoin, RangeCondition, SortMergeJoin, Strategy,
+};
+
+use crate::measure::{JoinSummary, count_and_sum, count_only};
+
+/// Column of the key `k` on both sides.
+const K: usize = 0;
+/// Column of `t` (band) or `v` (nlj) on both sides.
+const T: usize = 3;
+/// Build-side columns holding `t - 10` and `t + 10` (band only).
+const T_LO: usize = 4;
+const T_HI: usize = 5;
+/// The band's half width.
+const BAND: i64 = 10;
+
+/// One workload's inputs, ready to join.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// The workload.
+    pub workload: Workload,
+    /// The probe side (left input), split into batches.
+    pub probe: JoinInput,
+    /// The build side (right input), one batch.
+    pub build: JoinInput,
+}
+
+/// The inputs of `workload` from its generated tables: the probe side in
+/// batches of `batch_size` rows, the build side as one batch (with the band
+/// bounds computed for `band`).
+///
+/// # Panics
+///
+/// When `batch_size` is 0.
+pub fn inputs(workload: Workload, tables: Tables, batch_size: usize) -> Inputs {
+    let probe = JoinInput::new(
+        tables.probe.schema(),
+        split_batches(&tables.probe, batch_size),
+    );
+    let build = if workload == Workload::Band {
+        with_band_bounds(&tables.build)
+    } else {
+        tables.build
+    };
+    Inputs {
+        workload,
+        probe,
+        build: JoinInput::from_batch(build),
+    }
+}
+
+/// `batch` with two more columns, `t_lo = t - 10` and `t_hi = t + 10`.
+fn with_band_bounds(batch: &RecordBatch) -> RecordBatch {
+    let t = batch.column(T).as_primitive::<Int64Type>();
+    let lo: Int64Array = t.unary(|v| v - BAND);
+    let hi: Int64Array = t.unary(|v| v + BAND);
+    let mut fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new("t_lo", DataType::Int64, false));
+    fields.push(Field::new("t_hi", DataType::Int64, false));
+    let mut cols: Vec<ArrayRef> = batch.columns().to_vec();
+    cols.push(Arc::new(lo));
+    cols.push(Arc::new(hi));
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)
+        .expect("two Int64 columns of the batch's length")
+}
+
+/// `left.t >= right.t_lo AND left.t <= right.t_hi`, over candidate pairs.
+fn band_filter() -> Arc<dyn JoinFilter> {
+    let f = |l: &RecordBatch, r: &RecordBatch, li: &UInt32Array, ri: &UInt32Array| {
+        let t = l.column(T).as_primitive::<Int64Type>().values();
+        let lo = r.column(T_LO).as_primitive::<Int64Type>().values();
+        let hi = r.column(T_HI).as_primitive::<Int64Type>().values();
+        let keep: Vec<bool> = li
+            .values()
+            .iter()
+            .zip(ri.values())
+            .map(|(&a, &b)| {
+                let (v, b) = (t[a as usize], b as usize);
+                v >= lo[b] && v <= hi[b]
+            })
+            .collect();
+        Ok(BooleanArray::from(keep))
+    };
+    Arc::new(f)
+}
+
+/// The strategies that can run `workload`'s join, and of those, the ones
+/// `tenon bench` runs by default (`all`): the nested loop only where it is
+/// the natural choice (band, nlj), since on the 10M-row equi-joins it is a
+/// sort and 10M binary searches, far behind the others.
+pub fn strategies(workload: Workload, default_only: bool) -> Vec<Strategy> {
+    match workload {
+        Workload::Nlj => vec![Strategy::NestLoop],
+        Workload::Band => Strategy::ALL.to_vec(),
+        _ if default_only => vec![
+            Strategy::Broadcast,
+            Strategy::ShuffleHash,
+            Strategy::ShuffleMerge,
+        ],
+        _ => Strategy::ALL.to_vec(),
+    }
+}
+
+/// `workload`'s join under `strategy` (`None` when the strategy cannot run
+/// it), with output batches of `batch_size` rows.
+pub fn join(workload: Workload, strategy: Strategy, batch_size: usize) -> Option<Join> {
+    if !strategies(workload, false).contains(&strategy) {
+        return None;
+    }
+    let band = workload == Workload::Band;
+    let on = vec![(K, K)];
+    let hash = |mode| {
+        let j = HashJoin::new(JoinType::Inner, on.clone())
+            .mode(mode)
+            .build_side(JoinSide::Right)
+            .batch_size(batch_size);
+        Join::from(if band { j.filter(band_filter()) } else { j })
+    };
+    Some(match strategy {
+        Strategy::Broadcast => hash(HashJoinMode::Broadcast),
+        Strategy::ShuffleHash => hash(HashJoinMode::Partitioned),
+        Strategy::ShuffleMerge => {
+            let j = SortMergeJoin::new(JoinType::Inner, on).batch_size(batch_size);
+            Join::from(if band { j.filter(band_filter()) } else { j })
+        }
+        Strategy::NestLoop => {
+            let ranges = match workload {
+                Workload::Nlj => vec![RangeCondition::new(T, CmpOp::Lt, T)],
+                Workload::Band => vec![
+                    RangeCondition::new(T, CmpOp::Ge, T_LO),
+                    RangeCondition::new(T, CmpOp::Le, T_HI),
+                    RangeCondition::new(K, CmpOp::Le, K),
+                    RangeCondition::new(K, CmpOp::Ge, K),
+                ],
+                _ => vec![
+                    RangeCondition::new(K, CmpOp::Le, K),
+                    RangeCondition::new(K, CmpOp::Ge, K),
+                ],
+            };
+            Join::from(
+                NestedLoopJoin::new(JoinType::Inner)
+                    .ranges(ranges)
+                    .build_side(JoinSide::Right)
+                    .batch_size(batch_size),
+            )
+        }
+    })
+}
+
+/// Runs `join` over `inputs` the way the workload is measured: count only
+/// for nlj, count and payload sums otherwise.
+///
+/// # Errors
+///
+/// Whatever the join fails with.
+pub fn measure(join: &Join, inputs: &Inputs) -> Result<JoinSummary, KernelError> {
+    if inputs.workload == Workload::Nlj {
+        count_only(join, &inputs.probe, &inputs.build)
+    } else {
+        count_and_sum(join, &inputs.probe, &inputs.build)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tenon_datasets::generate;
+
+    #[test]
+    fn every_strategy_of_every_workload_gives_the_same_answer() {
+        for w in Workload::ALL {
+            let scale = match w {
+                Workload::Band | Workload::Nlj | Workload::M2n => 0.02,
+                _ => 0.0005,
+            };
+            let inputs = inputs(w, generate(w, scale, 7), 1000);
+            let mut answers = Vec::new();
+            for s in strategies(w, false) {
+                let j = join(w, s, 1000).expect("a listed strategy runs");
+                answers.push((s, measure(&j, &inputs).expect("join")));
+            }
+            let (first, want) = answers[0];
+            assert!(want.rows > 0, "{w}: no output");
+            for (s, got) in &answers {
+                assert_eq!(*got, want, "{w}: {s} differs from {first}");
+            }
+        }
+    }
+
+    #[test]
+    fn band_counts_pairs_within_ten() {
+        let t = generate(Workload::Band, 0.01, 3);
+        let (p, b) = (t.probe.clone(), t.build.clone());
+        let (pk, pt) = (
+            p.column(K).as_primitive::<Int64Type>(),
+            p.column(T).as_primitive::<Int64Type>(),
+        );
+        let (bk, bt) = (
+            b.column(K).as_primitive::<Int64Type>(),
+            b.column(T).as_primitive::<Int64Type>(),
+        );
+        let mut want = 0u64;
+        for i in 0..p.num_rows() {
+            for j in 0..b.num_rows() {
+                if pk.value(i) == bk.value(j) && (pt.value(i) - bt.value(j)).abs() <= BAND {
+                    want += 1;
+                }
+            }
+        }
+        let inputs = inputs(Workload::Band, t, 500);
+        let j = join(Workload::Band, Strategy::ShuffleHash, 500).unwrap();
+        assert_eq!(measure(&j, &inputs).unwrap().rows, want);
+        assert!(join(Workload::Nlj, Strategy::Broadcast, 500).is_none());
+    }
+}
