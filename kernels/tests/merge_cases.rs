@@ -669,3 +669,62 @@ fn int64_key_extremes() {
     )]);
     all_types_match_oracle(&one(&l), &one(&r), &[(0, 0)], None, (true, false));
 }
+
+#[test]
+fn bad_range_conditions_are_option_errors() {
+    use tenon_kernels::{CmpOp, RangeCondition};
+    let l = batch(vec![("k", i64s(&[Some(1)])), ("s", strs(&[Some("x")]))]);
+    let r = batch(vec![("k", i64s(&[Some(1)])), ("s", strs(&[Some("x")]))]);
+    for (cond, want) in [
+        (RangeCondition::new(0, CmpOp::Lt, 7), "right column 7"),
+        (
+            RangeCondition::new(0, CmpOp::Lt, 1),
+            "compares Int64 with Utf8",
+        ),
+        (RangeCondition::new(1, CmpOp::Lt, 1), "do not support"),
+    ] {
+        let join = SortMergeJoin::new(JoinType::Inner, vec![(0, 0)]).ranges(vec![cond]);
+        let err = join.collect(one(&l), one(&r)).unwrap_err();
+        assert!(matches!(err, KernelError::InvalidOptions(_)), "{err}");
+        assert!(err.to_string().contains(want), "{err}");
+    }
+}
+
+#[test]
+fn band_condition_inside_runs_matches_the_oracle() {
+    use tenon_kernels::{CmpOp, RangeCondition};
+    // a.k = b.k AND a.t BETWEEN b.lo AND b.hi, with NULL times on both sides.
+    let n = 60i64;
+    let t = |i: i64| if i % 9 == 4 { None } else { Some(i * 37 % 50) };
+    let l = batch(vec![
+        ("k", i64s(&(0..n).map(|i| Some(i % 3)).collect::<Vec<_>>())),
+        ("t", i64s(&(0..n).map(t).collect::<Vec<_>>())),
+    ]);
+    let r = batch(vec![
+        ("k", i64s(&(0..n).map(|i| Some(i % 4)).collect::<Vec<_>>())),
+        (
+            "lo",
+            i64s(&(0..n).map(|i| t(i + 1).map(|v| v - 3)).collect::<Vec<_>>()),
+        ),
+        (
+            "hi",
+            i64s(&(0..n).map(|i| t(i + 2).map(|v| v + 3)).collect::<Vec<_>>()),
+        ),
+    ]);
+    let conds = vec![
+        RangeCondition::new(1, CmpOp::Ge, 1),
+        RangeCondition::new(1, CmpOp::Le, 2),
+    ];
+    let f = |a: &[Value], b: &[Value]| match (&a[1], &b[1], &b[2]) {
+        (Value::Int(t), Value::Int(lo), Value::Int(hi)) => Some(lo <= t && t <= hi),
+        _ => None,
+    };
+    for jt in JoinType::ALL {
+        let oracle = RefJoin {
+            filter: Some(&f),
+            ..RefJoin::new(jt, &[(0, 0)])
+        };
+        let join = SortMergeJoin::new(jt, vec![(0, 0)]).ranges(conds.clone());
+        assert_matches_oracle(&join, &oracle, &chunked(&l, 7), &one(&r));
+    }
+}

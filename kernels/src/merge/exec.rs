@@ -41,10 +41,11 @@ pub const PARTITION_ENTRIES: usize = 16384;
 /// once to stay within the TLB (as in the hash join).
 const MAX_PARTITION_BITS: u32 = 10;
 /// A partition with at least this many entries (and, when there are
-/// several, twice the average) is sorted and merged in parallel.
+/// several, twice the average) is sorted and merged in parallel. Debug
+/// builds use 64, so that the tests' small inputs take this path too.
 pub const HOT_ENTRIES: usize = 1 << 16;
 /// A run pair with more candidate pairs than this is emitted by several
-/// workers.
+/// workers. Debug builds use 16.
 pub const BIG_RUN: usize = 1 << 16;
 /// [`BIG_RUN`], or a small value in debug builds (see [`hot_entries`]).
 pub(crate) fn big_run() -> usize {
@@ -459,9 +460,9 @@ impl<S: SortKey> Work<'_, S> {
         let right = self.sorted(false, p, &mut rbuf, &mut scratch, true);
         drop(scratch);
         let pieces = split(
-            &left,
+            left,
             self.lk,
-            &right,
+            right,
             self.rk,
             rayon::current_num_threads() * 8,
         );

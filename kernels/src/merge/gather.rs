@@ -47,7 +47,11 @@ impl<'a> Batches<'a> {
     }
 
     /// Column `c` at `rows`, for values of type `T` (the column's width).
-    fn gather_fixed<T: ArrowNativeType>(&self, data: &[ArrayData], rows: &UInt32Array) -> Result<ArrayRef> {
+    fn gather_fixed<T: ArrowNativeType>(
+        &self,
+        data: &[ArrayData],
+        rows: &UInt32Array,
+    ) -> Result<ArrayRef> {
         let values: Vec<&[T]> = data.iter().map(|d| d.buffer::<T>(0)).collect();
         let out: Vec<T> = rows
             .values()
@@ -88,10 +92,10 @@ impl RowSource for Batches<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use arrow_array::cast::AsArray;
     use arrow_array::types::{Int32Type, Int64Type};
     use arrow_array::{Int32Array, Int64Array};
+    use std::sync::Arc;
 
     #[test]
     fn fixed_width_gather_equals_the_batch_list_gather() {
@@ -119,6 +123,9 @@ mod tests {
         // A column with NULLs takes the batch list's path.
         let b = fast.gather(1, &rows).unwrap();
         let want = list.gather(1, &rows).unwrap();
-        assert_eq!(b.as_primitive::<Int32Type>(), want.as_primitive::<Int32Type>());
+        assert_eq!(
+            b.as_primitive::<Int32Type>(),
+            want.as_primitive::<Int32Type>()
+        );
     }
 }
