@@ -9,7 +9,9 @@
 //! | nlj | `probe.v < build.v` | NEST_LOOP | count only |
 //!
 //! The probe side is the left input and the build side the right one; the
-//! hash joins build the right side. The nested loop has no equi-keys: it
+//! hash joins build the right side and test the band as a filter over the
+//! equi-join's candidate pairs; the sort-merge join takes the band as range
+//! conditions, searched within each run of equal keys. The nested loop has no equi-keys: it
 //! gets `k = k` as the range conditions `k <= k AND k >= k` (its sorted
 //! fast path then finds the equal keys by binary search). `build.t - 10`
 //! and `build.t + 10` are computed into two extra build columns before the
@@ -151,7 +153,16 @@ pub fn join(workload: Workload, strategy: Strategy, batch_size: usize) -> Option
         Strategy::ShuffleHash => hash(HashJoinMode::Partitioned),
         Strategy::ShuffleMerge => {
             let j = SortMergeJoin::new(JoinType::Inner, on).batch_size(batch_size);
-            Join::from(if band { j.filter(band_filter()) } else { j })
+            // The merge uses the band itself: within a run of equal keys it
+            // finds each row's window of `t` by binary search.
+            Join::from(if band {
+                j.ranges(vec![
+                    RangeCondition::new(T, CmpOp::Ge, T_LO),
+                    RangeCondition::new(T, CmpOp::Le, T_HI),
+                ])
+            } else {
+                j
+            })
         }
         Strategy::NestLoop => {
             let ranges = match workload {
