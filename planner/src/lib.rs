@@ -1,8 +1,17 @@
-//! The tenon planner: SQL with join hints to physical plans.
+//! The tenon planner: SQL with join hints to physical plans (in progress).
 //!
-//! Not written yet: this crate is a placeholder in the workspace layout so
-//! that the dependency direction `tenon -> tenon-planner -> tenon-kernels`
-//! is fixed from the start. It re-exports the kernels it will plan onto.
+//! * [`hints`]: the hint grammar (HINTS.md H01–H07) and hint resolution.
+//! * [`sql`]: SQL text to DataFusion logical plans, with each query block's
+//!   hints kept.
+//! * [`expr`]: expressions evaluated vectorized on Arrow compute kernels,
+//!   and join filters built from them.
+//!
+//! The physical planner and the pipelines that run plans on the kernels
+//! come next.
 #![deny(missing_docs)]
+
+pub mod expr;
+pub mod hints;
+pub mod sql;
 
 pub use tenon_kernels as kernels;

@@ -1,0 +1,1 @@
+//! Vectorized evaluation of expressions over Arrow batches (in progress).

@@ -1,0 +1,1 @@
+//! Join and table hints: parsing and resolution (in progress).
