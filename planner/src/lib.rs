@@ -1,5 +1,6 @@
 //! The tenon planner: SQL with join hints to physical plans (in progress).
 //!
+//! * [`config`]: the settings (`--set KEY=VALUE`), defaults and checks.
 //! * [`hints`]: the hint grammar (HINTS.md H01–H07) and hint resolution.
 //! * [`sql`]: SQL text to DataFusion logical plans, with each query block's
 //!   hints kept.
@@ -10,6 +11,7 @@
 //! come next.
 #![deny(missing_docs)]
 
+pub mod config;
 pub mod expr;
 pub mod hints;
 pub mod sql;

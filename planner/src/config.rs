@@ -1,0 +1,291 @@
+//! Planner and executor settings: what `tenon query --set KEY=VALUE` and
+//! the Session's `Config` accept, with their defaults, parsing and checks.
+
+use std::fmt;
+
+use tenon_kernels::Strategy;
+
+/// How an inapplicable join hint is treated (HINTS.md H17).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HintMode {
+    /// Fall back to the default choice and say why in EXPLAIN (Flink's way).
+    #[default]
+    Lenient,
+    /// An inapplicable join hint is an error that says why.
+    Strict,
+}
+
+/// A setting that could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The key is not a setting.
+    #[error("unknown setting `{key}`; the settings are: {}", Config::KEYS.join(", "))]
+    UnknownKey {
+        /// The key given.
+        key: String,
+    },
+    /// The value does not parse or is out of range.
+    #[error("bad value `{value}` for setting `{key}`: {why}")]
+    BadValue {
+        /// The setting.
+        key: &'static str,
+        /// The value given.
+        value: String,
+        /// What was expected.
+        why: String,
+    },
+    /// `KEY=VALUE` expected.
+    #[error("`{0}` is not KEY=VALUE; for example broadcast_threshold=10MB")]
+    NotKeyValue(String),
+}
+
+/// Settings of the planner and the executor.
+///
+/// ```
+/// use tenon_planner::config::{Config, HintMode};
+///
+/// let mut c = Config::default();
+/// c.set_pair("broadcast_threshold=64MB").unwrap();
+/// c.set("hint_mode", "strict").unwrap();
+/// c.set("disabled_strategies", "SHUFFLE_MERGE,nest_loop").unwrap();
+/// assert_eq!(c.broadcast_threshold, 64 << 20);
+/// assert_eq!(c.hint_mode, HintMode::Strict);
+/// assert_eq!(c.disabled_strategies.len(), 2);
+/// assert!(c.set("broadcast_treshold", "1MB").unwrap_err().to_string().contains("broadcast_threshold"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Worker threads; 0: all cores.
+    pub threads: usize,
+    /// Rows per batch.
+    pub batch_size: usize,
+    /// A join input estimated at or below this many bytes may be broadcast
+    /// by the default choice (HINTS.md H15).
+    pub broadcast_threshold: u64,
+    /// Lenient or strict hints.
+    pub hint_mode: HintMode,
+    /// Strategies neither hints nor the default choice may use (H16).
+    pub disabled_strategies: Vec<Strategy>,
+    /// Memory limit in bytes for the join kernels; `None`: unlimited.
+    pub memory_limit: Option<u64>,
+}
+
+impl Default for Config {
+    /// 0 threads (all cores), batches of 8192 rows, a 10 MiB broadcast
+    /// threshold (Flink's default, to be calibrated with `tenon bench`),
+    /// lenient hints, nothing disabled, no memory limit.
+    fn default() -> Self {
+        Config {
+            threads: 0,
+            batch_size: 8192,
+            broadcast_threshold: 10 << 20,
+            hint_mode: HintMode::Lenient,
+            disabled_strategies: Vec::new(),
+            memory_limit: None,
+        }
+    }
+}
+
+impl Config {
+    /// The keys [`Config::set`] accepts.
+    pub const KEYS: [&'static str; 6] = [
+        "broadcast_threshold",
+        "hint_mode",
+        "disabled_strategies",
+        "memory_limit",
+        "threads",
+        "batch_size",
+    ];
+
+    /// Applies one `KEY=VALUE` pair.
+    ///
+    /// # Errors
+    ///
+    /// No `=`, an unknown key, or a bad value.
+    pub fn set_pair(&mut self, pair: &str) -> Result<(), ConfigError> {
+        let (k, v) = pair
+            .split_once('=')
+            .ok_or_else(|| ConfigError::NotKeyValue(pair.to_string()))?;
+        self.set(k, v)
+    }
+
+    /// Sets `key` to `value` (keys are case-insensitive; see
+    /// [`Config::KEYS`]).
+    ///
+    /// # Errors
+    ///
+    /// An unknown key (the message lists the keys) or a value that does not
+    /// parse (the message says what is expected).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
+        let k = key.trim().to_ascii_lowercase();
+        let v = value.trim();
+        let bad = |key: &'static str, why: &str| ConfigError::BadValue {
+            key,
+            value: value.to_string(),
+            why: why.to_string(),
+        };
+        match k.as_str() {
+            "broadcast_threshold" => {
+                self.broadcast_threshold =
+                    parse_bytes(v).map_err(|w| bad("broadcast_threshold", &w))?
+            }
+            "memory_limit" => {
+                self.memory_limit =
+                    if v.eq_ignore_ascii_case("none") || v.eq_ignore_ascii_case("unlimited") {
+                        None
+                    } else {
+                        let n = parse_bytes(v).map_err(|w| bad("memory_limit", &w))?;
+                        if n == 0 {
+                            return Err(bad("memory_limit", "must be above 0 (or `unlimited`)"));
+                        }
+                        Some(n)
+                    }
+            }
+            "hint_mode" => {
+                self.hint_mode = match v.to_ascii_lowercase().as_str() {
+                    "lenient" => HintMode::Lenient,
+                    "strict" => HintMode::Strict,
+                    _ => return Err(bad("hint_mode", "expected `lenient` or `strict`")),
+                }
+            }
+            "disabled_strategies" => {
+                let mut list = Vec::new();
+                for name in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    let s = Strategy::from_name(name).ok_or_else(|| {
+                        bad(
+                            "disabled_strategies",
+                            &format!(
+                                "unknown strategy `{name}`; expected a comma-separated list of \
+                                 BROADCAST, SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP (or nothing)"
+                            ),
+                        )
+                    })?;
+                    if !list.contains(&s) {
+                        list.push(s);
+                    }
+                }
+                self.disabled_strategies = list;
+            }
+            "threads" => {
+                self.threads = v
+                    .parse()
+                    .map_err(|_| bad("threads", "expected a whole number (0: all cores)"))?
+            }
+            "batch_size" => {
+                let n: usize = v
+                    .parse()
+                    .map_err(|_| bad("batch_size", "expected a whole number of rows"))?;
+                if n == 0 {
+                    return Err(bad("batch_size", "must be at least 1"));
+                }
+                self.batch_size = n;
+            }
+            _ => {
+                return Err(ConfigError::UnknownKey {
+                    key: key.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A byte count with an optional unit: `1048576`, `512KB`, `10MB`, `2GiB`,
+/// `1.5GB`. KB/MB/GB/TB are powers of 1024 here as in Flink's `MemorySize`
+/// (`KiB` etc. are accepted as the same).
+///
+/// # Errors
+///
+/// A message saying what is expected.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let unit = unit.trim().to_ascii_lowercase();
+    let mult: u64 = match unit.as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "unknown unit `{unit}`; expected a byte count such as 1048576, 512KB, 10MB or 2GB"
+            ));
+        }
+    };
+    let value: f64 = num
+        .parse()
+        .map_err(|_| "expected a byte count such as 1048576, 512KB, 10MB or 2GB".to_string())?;
+    let bytes = value * mult as f64;
+    if !(bytes.is_finite() && bytes >= 0.0 && bytes < u64::MAX as f64) {
+        return Err("out of range".into());
+    }
+    Ok(bytes.round() as u64)
+}
+
+impl fmt::Display for HintMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HintMode::Lenient => "lenient",
+            HintMode::Strict => "strict",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_bytes("1024"), Ok(1024));
+        assert_eq!(parse_bytes("10MB"), Ok(10 << 20));
+        assert_eq!(parse_bytes("10 mib"), Ok(10 << 20));
+        assert_eq!(parse_bytes("1.5GB"), Ok(3 << 29));
+        assert!(parse_bytes("ten MB").is_err());
+        assert!(
+            parse_bytes("10XB")
+                .unwrap_err()
+                .contains("XB".to_lowercase().as_str())
+        );
+        assert!(parse_bytes("").is_err());
+        assert!(parse_bytes("1e400").is_err());
+    }
+
+    #[test]
+    fn bad_settings_are_errors_that_say_why() {
+        let mut c = Config::default();
+        let e = c.set("hint_mode", "loose").unwrap_err().to_string();
+        assert!(e.contains("lenient") && e.contains("strict"), "{e}");
+        let e = c
+            .set("disabled_strategies", "HASH")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("HASH") && e.contains("SHUFFLE_HASH"), "{e}");
+        assert!(c.set("batch_size", "0").is_err());
+        assert!(c.set("memory_limit", "0").is_err());
+        assert!(matches!(
+            c.set_pair("threads"),
+            Err(ConfigError::NotKeyValue(_))
+        ));
+        let e = c.set("colour", "blue").unwrap_err().to_string();
+        assert!(e.contains("colour") && e.contains("memory_limit"), "{e}");
+        assert_eq!(c, Config::default(), "failed sets change nothing");
+    }
+
+    #[test]
+    fn good_settings_apply() {
+        let mut c = Config::default();
+        c.set_pair("memory_limit=2GB").unwrap();
+        c.set_pair("THREADS=4").unwrap();
+        c.set_pair("disabled_strategies=").unwrap();
+        assert_eq!(c.memory_limit, Some(2 << 30));
+        assert_eq!(c.threads, 4);
+        assert!(c.disabled_strategies.is_empty());
+        c.set_pair("memory_limit=unlimited").unwrap();
+        assert_eq!(c.memory_limit, None);
+    }
+}
