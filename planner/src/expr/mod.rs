@@ -1,1 +1,55 @@
-//! Vectorized evaluation of expressions over Arrow batches (in progress).
+//! Expressions evaluated vectorized on Arrow compute kernels, and join
+//! filters built from them.
+//!
+//! The SQL front end produces DataFusion [`Expr`](datafusion_expr::Expr)s
+//! over a [`DFSchema`](datafusion_common::DFSchema), not type-coerced.
+//! [`PhysicalExpr::compile`] binds one to column indices, infers types and
+//! inserts the casts SQL coercion needs (DataFusion's coercion rules);
+//! [`PhysicalExpr::evaluate`] runs it on a `RecordBatch`, one Arrow kernel
+//! call per node and batch.
+//!
+//! # Design
+//!
+//! * **A tree of enum nodes**, not trait objects. The set of node kinds is
+//!   closed and small, the evaluator is one `match` per node, and a tree
+//!   can be walked, remapped (a join filter reads a narrower batch) and
+//!   folded without downcasting. Function calls are the open end: they hold
+//!   DataFusion's `ScalarUDF` and call its vectorized implementation.
+//! * **Scalars stay scalars**: literals and constant subtrees are [`Value`]
+//!   scalars handed to the kernels as scalar `Datum`s.
+//! * **Errors, not panics**: every failure is an [`ExprError`] naming the
+//!   expression; integer overflow and division by zero are errors (checked
+//!   kernels), never wrapped values.
+//! * **Lazy where SQL expects it**: CASE branches, COALESCE arguments and
+//!   the right operand of AND/OR (when it can fail) are evaluated only on
+//!   the rows that need them.
+//! * **One clock per query**: [`QueryContext`] fixes `NOW()` and
+//!   `CURRENT_DATE` when the query starts (HINTS.md J05).
+//!
+//! For joins, [`ExprJoinFilter`] implements the kernels' `JoinFilter` and
+//! [`split_range_conditions`] pulls the comparisons the kernels can use
+//! directly out of a residual predicate.
+//!
+//! # Examples
+//!
+//! See [`PhysicalExpr::compile`].
+
+mod coerce;
+mod compile;
+mod conditional;
+mod context;
+mod error;
+mod eval;
+mod join_filter;
+mod logic;
+mod physical;
+mod range;
+mod scalar_fn;
+mod value;
+
+pub use context::QueryContext;
+pub use error::{ExprError, Result};
+pub use join_filter::ExprJoinFilter;
+pub use physical::PhysicalExpr;
+pub use range::{SplitCondition, split_range_conditions};
+pub use value::Value;

@@ -1,0 +1,145 @@
+//! SQL type coercion: the casts inserted so that every kernel sees operands
+//! of the types it needs.
+//!
+//! The rules are DataFusion's (`datafusion_expr::type_coercion`), so that
+//! the types tenon computes agree with the types DataFusion's logical plan
+//! (and its `Expr::get_type`) report: Int32 with Int64 is Int64, an integer
+//! with a float is Float64, decimal results get the precision and scale of
+//! Arrow's decimal kernels, Utf8 / LargeUtf8 / Utf8View meet at one string
+//! type, a string literal compared with a date is read as a date, NULL takes
+//! the other side's type. One departure, as in PostgreSQL: a string *column*
+//! is not silently compared with a number (only a string literal is read as
+//! one), since a cast of every row that fails on the first non-number is
+//! rarely what the query meant.
+
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, RecordBatchOptions};
+use arrow_cast::{CastOptions, can_cast_types, cast_with_options};
+use arrow_schema::{DataType, Schema};
+use datafusion_expr::binary::comparison_coercion;
+
+use crate::expr::error::{ExprError, Result};
+use crate::expr::physical::{Node, PhysicalExpr};
+use crate::expr::value::Value;
+
+/// `expr` as type `to`: itself if it has that type already, a folded
+/// literal for a constant, else a CAST node.
+///
+/// # Errors
+///
+/// A cast Arrow cannot perform, or a constant that does not convert
+/// (`'abc'` to Int64); `context` is the enclosing expression's text.
+pub(crate) fn cast_to(expr: PhysicalExpr, to: &DataType, context: &str) -> Result<PhysicalExpr> {
+    if expr.data_type() == to {
+        return Ok(expr);
+    }
+    if !can_cast_types(expr.data_type(), to) {
+        return Err(ExprError::type_error(
+            context,
+            format!(
+                "cannot convert {} (type {}) to {to}; cast it explicitly to a type that \
+                 converts",
+                expr.text,
+                expr.data_type()
+            ),
+        ));
+    }
+    let text = format!("CAST({} AS {to})", expr.text);
+    if let Node::Literal(v) = &*expr.node {
+        let out = cast_with_options(
+            v.inner(),
+            to,
+            &CastOptions {
+                safe: false,
+                ..Default::default()
+            },
+        )
+        .map_err(|e| {
+            ExprError::type_error(
+                context,
+                format!("cannot convert {} to {to}: {e}", expr.text),
+            )
+        })?;
+        return Ok(PhysicalExpr::new(
+            Node::Literal(Value::Scalar(out)),
+            to.clone(),
+            expr.text.clone(),
+        ));
+    }
+    Ok(PhysicalExpr::new(
+        Node::Cast {
+            input: expr,
+            safe: false,
+        },
+        to.clone(),
+        text,
+    ))
+}
+
+/// The type two operands are compared in.
+///
+/// # Errors
+///
+/// Types that do not compare, with both named.
+pub(crate) fn comparison_type(
+    left: &PhysicalExpr,
+    right: &PhysicalExpr,
+    context: &str,
+) -> Result<DataType> {
+    let (lt, rt) = (left.data_type(), right.data_type());
+    let mismatch = || {
+        ExprError::type_error(
+            context,
+            format!("cannot compare {lt} with {rt}; cast one side"),
+        )
+    };
+    let string_vs_number = |s: &PhysicalExpr, n: &DataType| {
+        is_string(s.data_type()) && n.is_numeric() && !s.is_literal()
+    };
+    if string_vs_number(left, rt) || string_vs_number(right, lt) {
+        return Err(mismatch());
+    }
+    comparison_coercion(lt, rt).ok_or_else(mismatch)
+}
+
+/// Whether `t` is one of the string types.
+pub(crate) fn is_string(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// Replaces a node whose inputs are all constants by its value, when it is
+/// deterministic. A node that fails on its constants (`1 / 0`) stays as it
+/// is: the error is raised when (and if) a row evaluates it, which keeps
+/// `CASE WHEN false THEN 1 / 0 END` valid.
+pub(crate) fn fold(expr: PhysicalExpr) -> PhysicalExpr {
+    let node = &*expr.node;
+    if matches!(node, Node::Literal(_) | Node::Column(_)) {
+        return expr;
+    }
+    if let Node::Function { func, .. } = node {
+        if func.signature().volatility != datafusion_expr::Volatility::Immutable {
+            return expr;
+        }
+    }
+    if !node.children().iter().all(|c| c.is_literal()) {
+        return expr;
+    }
+    let options = RecordBatchOptions::new().with_row_count(Some(1));
+    let Ok(one_row) =
+        RecordBatch::try_new_with_options(Arc::new(Schema::empty()), vec![], &options)
+    else {
+        return expr;
+    };
+    match expr.evaluate_value(&one_row) {
+        Ok(v) if v.inner().len() == 1 && v.data_type() == expr.data_type() => {
+            let scalar = Value::Scalar(v.inner().clone());
+            PhysicalExpr::new(
+                Node::Literal(scalar),
+                expr.data_type.clone(),
+                expr.text.clone(),
+            )
+        }
+        _ => expr,
+    }
+}

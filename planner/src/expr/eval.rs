@@ -1,0 +1,185 @@
+//! Evaluation of compiled expressions on a batch, one Arrow kernel call per
+//! node (never a loop over rows where a kernel exists).
+//!
+//! Scalars stay scalars: `a < 5` hands `5` to `arrow_ord::cmp::lt` as a
+//! scalar [`Datum`](arrow_array::Datum), and a node whose inputs are all
+//! scalars produces a scalar. Boolean logic, CASE, COALESCE and friends live
+//! in [`logic`](super::logic) and [`conditional`](super::conditional).
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Decimal128Type, Decimal256Type};
+use arrow_array::{ArrayRef, BooleanArray, RecordBatch};
+use arrow_cast::{CastOptions, cast_with_options};
+use arrow_schema::{ArrowError, DataType};
+
+use crate::expr::error::{ExprError, Result};
+use crate::expr::physical::{ArithOp, CompareOp, Node, PhysicalExpr};
+use crate::expr::value::Value;
+use crate::expr::{conditional, logic, scalar_fn};
+
+impl PhysicalExpr {
+    /// Evaluates the expression on `batch`, keeping a constant result as a
+    /// scalar [`Value`] instead of an array of `num_rows` copies.
+    ///
+    /// # Errors
+    ///
+    /// As [`PhysicalExpr::evaluate`].
+    pub fn evaluate_value(&self, batch: &RecordBatch) -> Result<Value> {
+        let arrow = |e: ArrowError| ExprError::arrow(&self.text, e);
+        match &*self.node {
+            Node::Column(i) => self.column(batch, *i),
+            Node::Literal(v) => Ok(v.clone()),
+            Node::Cast { input, safe } => {
+                let v = input.evaluate_value(batch)?;
+                let options = CastOptions {
+                    safe: *safe,
+                    ..Default::default()
+                };
+                let out = cast_with_options(v.inner(), &self.data_type, &options).map_err(arrow)?;
+                Ok(Value::from_kernel(out, v.is_scalar()))
+            }
+            Node::Compare { op, left, right } => {
+                let l = left.evaluate_value(batch)?;
+                let r = right.evaluate_value(batch)?;
+                let out = compare(*op, &l, &r).map_err(arrow)?;
+                Ok(Value::from_kernel(
+                    Arc::new(out),
+                    l.is_scalar() && r.is_scalar(),
+                ))
+            }
+            Node::Arith { op, left, right } => {
+                let l = left.evaluate_value(batch)?;
+                let r = right.evaluate_value(batch)?;
+                let out = self.arith(*op, &l, &r)?;
+                Ok(Value::from_kernel(out, l.is_scalar() && r.is_scalar()))
+            }
+            Node::Negate(input) => {
+                let v = input.evaluate_value(batch)?;
+                let out = arrow_arith::numeric::neg(v.inner().as_ref()).map_err(arrow)?;
+                Ok(Value::from_kernel(out, v.is_scalar()))
+            }
+            Node::Like {
+                input,
+                pattern,
+                negated,
+                case_insensitive,
+            } => {
+                let v = input.evaluate_value(batch)?;
+                let p = pattern.evaluate_value(batch)?;
+                use arrow_string::like;
+                let out = match (negated, case_insensitive) {
+                    (false, false) => like::like(&v, &p),
+                    (true, false) => like::nlike(&v, &p),
+                    (false, true) => like::ilike(&v, &p),
+                    (true, true) => like::nilike(&v, &p),
+                }
+                .map_err(arrow)?;
+                Ok(Value::from_kernel(
+                    Arc::new(out),
+                    v.is_scalar() && p.is_scalar(),
+                ))
+            }
+            Node::Concat(left, right) => {
+                let rows = batch.num_rows();
+                let l = left.evaluate_value(batch)?;
+                let r = right.evaluate_value(batch)?;
+                let scalar = l.is_scalar() && r.is_scalar();
+                let (l, r) = if scalar {
+                    (l.inner().clone(), r.inner().clone())
+                } else {
+                    (
+                        l.into_array(rows).map_err(arrow)?,
+                        r.into_array(rows).map_err(arrow)?,
+                    )
+                };
+                let out =
+                    arrow_string::concat_elements::concat_elements_dyn(&l, &r).map_err(arrow)?;
+                Ok(Value::from_kernel(out, scalar))
+            }
+            Node::And(..)
+            | Node::Or(..)
+            | Node::Not(_)
+            | Node::IsNull(_)
+            | Node::IsNotNull(_)
+            | Node::Truth(..)
+            | Node::Between { .. }
+            | Node::InList { .. } => logic::evaluate(self, batch),
+            Node::Case { .. } | Node::Coalesce(_) | Node::NullIf(..) => {
+                conditional::evaluate(self, batch)
+            }
+            Node::Function { .. } => scalar_fn::evaluate(self, batch),
+        }
+    }
+
+    fn column(&self, batch: &RecordBatch, index: usize) -> Result<Value> {
+        let column = batch.columns().get(index).ok_or_else(|| ExprError::Eval {
+            expr: self.text.to_string(),
+            message: format!(
+                "the batch has {} columns but the expression reads column {index}; compile \
+                 the expression against the batch's schema",
+                batch.num_columns()
+            ),
+        })?;
+        if column.data_type() != &self.data_type {
+            return Err(ExprError::type_error(
+                &self.text,
+                format!(
+                    "column {index} has type {} in the batch, but the expression was compiled \
+                     for {}",
+                    column.data_type(),
+                    self.data_type
+                ),
+            ));
+        }
+        Ok(Value::Array(column.clone()))
+    }
+
+    fn arith(&self, op: ArithOp, l: &Value, r: &Value) -> Result<ArrayRef> {
+        use arrow_arith::numeric;
+        // The checked kernels: integer overflow and division by zero are
+        // errors, not wrapped values (SQL semantics).
+        let out = match op {
+            ArithOp::Add => numeric::add(l, r),
+            ArithOp::Sub => numeric::sub(l, r),
+            ArithOp::Mul => numeric::mul(l, r),
+            ArithOp::Div => numeric::div(l, r),
+            ArithOp::Rem => numeric::rem(l, r),
+        }
+        .map_err(|e| ExprError::arrow(&self.text, e))?;
+        // Arrow checks decimals only against the 128/256-bit range; SQL
+        // requires the result to fit its declared precision.
+        let overflow = |e: ArrowError| ExprError::Overflow {
+            expr: self.text.to_string(),
+            detail: e.to_string(),
+        };
+        match out.data_type() {
+            DataType::Decimal128(p, _) => out
+                .as_primitive::<Decimal128Type>()
+                .validate_decimal_precision(*p)
+                .map_err(overflow)?,
+            DataType::Decimal256(p, _) => out
+                .as_primitive::<Decimal256Type>()
+                .validate_decimal_precision(*p)
+                .map_err(overflow)?,
+            _ => {}
+        }
+        Ok(out)
+    }
+}
+
+/// One comparison kernel call.
+pub(crate) fn compare(op: CompareOp, l: &Value, r: &Value) -> Result<BooleanArray, ArrowError> {
+    use arrow_ord::cmp;
+    match op {
+        CompareOp::Eq => cmp::eq(l, r),
+        CompareOp::NotEq => cmp::neq(l, r),
+        CompareOp::Lt => cmp::lt(l, r),
+        CompareOp::LtEq => cmp::lt_eq(l, r),
+        CompareOp::Gt => cmp::gt(l, r),
+        CompareOp::GtEq => cmp::gt_eq(l, r),
+        CompareOp::IsDistinctFrom => cmp::distinct(l, r),
+        CompareOp::IsNotDistinctFrom => cmp::not_distinct(l, r),
+    }
+}

@@ -1,0 +1,227 @@
+//! The catalog: named tables with Arrow schemas and statistics, and the
+//! function registry SQL is planned against.
+//!
+//! [`Catalog`] implements datafusion-sql's [`ContextProvider`] (the 11
+//! methods of datafusion 55.2) so that `SqlToRel` can resolve table names
+//! and functions. Functions come from datafusion-functions (scalar: `abs`,
+//! `coalesce`, `now`, string and date functions, ...) and
+//! datafusion-functions-aggregate (`count`, `sum`, `avg`, `min`, `max`, ...);
+//! with an empty registry `SqlToRel` cannot plan even `count(*)` (trap 3 in
+//! DEPENDENCIES.md). Window functions are not registered
+//! (datafusion-functions-window is not a dependency).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, OnceLock};
+
+use arrow_schema::{DataType, SchemaRef};
+use datafusion_common::config::ConfigOptions;
+use datafusion_common::{DataFusionError, Result, TableReference};
+use datafusion_expr::logical_plan::builder::LogicalTableSource;
+use datafusion_expr::planner::{ContextProvider, ExprPlanner};
+use datafusion_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF, TableSource, WindowUDF};
+
+use super::blocks::block_marker_udf;
+use super::error::SqlError;
+
+/// Statistics about a table that the physical planner's cost model reads
+/// (HINTS.md H15). Every field is optional: unknown is a valid answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableStats {
+    /// Number of rows.
+    pub row_count: Option<u64>,
+    /// Size in bytes of the data as it would be held in memory.
+    pub byte_size: Option<u64>,
+    /// Columns the rows arrive sorted on (ascending), most significant first.
+    pub sorted_on: Vec<String>,
+}
+
+/// One registered table: its schema and statistics.
+#[derive(Debug, Clone)]
+pub struct CatalogTable {
+    /// The table's name as registered (and as SQL must spell it after
+    /// identifier folding: unquoted names fold to lower case).
+    pub name: String,
+    /// The table's Arrow schema.
+    pub schema: SchemaRef,
+    /// What is known about the table's data.
+    pub stats: TableStats,
+}
+
+/// Named tables with Arrow schemas, plus the SQL function registry.
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use arrow_schema::{DataType, Field, Schema};
+/// use tenon_planner::sql::Catalog;
+///
+/// let mut catalog = Catalog::new();
+/// catalog.register_table("t", Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false)])));
+/// assert!(catalog.table("t").is_some());
+/// let planned = catalog.plan("SELECT count(*) FROM t").unwrap();
+/// assert!(planned.blocks[0].joins.is_empty());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    tables: BTreeMap<String, CatalogTable>,
+    options: ConfigOptions,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Catalog {
+    /// An empty catalog with the default function registry.
+    pub fn new() -> Self {
+        Catalog {
+            tables: BTreeMap::new(),
+            options: ConfigOptions::default(),
+        }
+    }
+
+    /// Registers (or replaces) a table without statistics.
+    pub fn register_table(&mut self, name: impl Into<String>, schema: SchemaRef) {
+        self.register_table_with_stats(name, schema, TableStats::default());
+    }
+
+    /// Registers (or replaces) a table with statistics.
+    pub fn register_table_with_stats(
+        &mut self,
+        name: impl Into<String>,
+        schema: SchemaRef,
+        stats: TableStats,
+    ) {
+        let name = name.into();
+        self.tables.insert(
+            name.clone(),
+            CatalogTable {
+                name,
+                schema,
+                stats,
+            },
+        );
+    }
+
+    /// The table registered under `name` (exact spelling), if any.
+    pub fn table(&self, name: &str) -> Option<&CatalogTable> {
+        self.tables.get(name)
+    }
+
+    /// Names of the registered tables, sorted.
+    pub fn table_names(&self) -> Vec<String> {
+        self.tables.keys().cloned().collect()
+    }
+
+    /// Plans one SQL query: see [`plan_sql`](super::plan_sql).
+    ///
+    /// # Errors
+    /// As [`plan_sql`](super::plan_sql).
+    pub fn plan(&self, sql: &str) -> std::result::Result<super::PlannedQuery, SqlError> {
+        super::plan_sql(self, sql)
+    }
+}
+
+/// The functions SQL can call, built once per process.
+struct FunctionRegistry {
+    scalar: HashMap<String, Arc<ScalarUDF>>,
+    aggregate: HashMap<String, Arc<AggregateUDF>>,
+    planners: Vec<Arc<dyn ExprPlanner>>,
+}
+
+fn registry() -> &'static FunctionRegistry {
+    static REGISTRY: OnceLock<FunctionRegistry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut scalar = HashMap::new();
+        let marker = Arc::new(block_marker_udf());
+        scalar.insert(marker.name().to_string(), marker);
+        for f in datafusion_functions::all_default_functions() {
+            for alias in f.aliases() {
+                scalar.insert(alias.clone(), Arc::clone(&f));
+            }
+            scalar.insert(f.name().to_string(), f);
+        }
+        let mut aggregate = HashMap::new();
+        for f in datafusion_functions_aggregate::all_default_aggregate_functions() {
+            for alias in f.aliases() {
+                aggregate.insert(alias.to_lowercase(), Arc::clone(&f));
+            }
+            aggregate.insert(f.name().to_lowercase(), f);
+        }
+        let planners: Vec<Arc<dyn ExprPlanner>> = vec![
+            Arc::new(datafusion_functions::core::planner::CoreFunctionPlanner::default()),
+            Arc::new(datafusion_functions::unicode::planner::UnicodeFunctionPlanner),
+            Arc::new(datafusion_functions::datetime::planner::DatetimeFunctionPlanner),
+            Arc::new(datafusion_functions_aggregate::planner::AggregateFunctionPlanner),
+        ];
+        FunctionRegistry {
+            scalar,
+            aggregate,
+            planners,
+        }
+    })
+}
+
+impl ContextProvider for Catalog {
+    fn get_table_source(&self, name: TableReference) -> Result<Arc<dyn TableSource>> {
+        let found = match &name {
+            TableReference::Bare { table } => self.tables.get(table.as_ref()),
+            _ => None,
+        };
+        match found {
+            Some(t) => Ok(Arc::new(LogicalTableSource::new(Arc::clone(&t.schema)))),
+            None => Err(DataFusionError::External(Box::new(
+                SqlError::UnknownTable {
+                    name: name.to_string(),
+                    known: self.table_names(),
+                },
+            ))),
+        }
+    }
+
+    fn get_expr_planners(&self) -> &[Arc<dyn ExprPlanner>] {
+        &registry().planners
+    }
+
+    fn get_function_meta(&self, name: &str) -> Option<Arc<ScalarUDF>> {
+        registry().scalar.get(name).cloned()
+    }
+
+    fn get_higher_order_meta(&self, _name: &str) -> Option<Arc<HigherOrderUDF>> {
+        None
+    }
+
+    fn get_aggregate_meta(&self, name: &str) -> Option<Arc<AggregateUDF>> {
+        registry().aggregate.get(&name.to_lowercase()).cloned()
+    }
+
+    fn get_window_meta(&self, _name: &str) -> Option<Arc<WindowUDF>> {
+        None
+    }
+
+    fn get_variable_type(&self, _variable_names: &[String]) -> Option<DataType> {
+        None
+    }
+
+    fn options(&self) -> &ConfigOptions {
+        &self.options
+    }
+
+    fn udf_names(&self) -> Vec<String> {
+        registry().scalar.keys().cloned().collect()
+    }
+
+    fn higher_order_function_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn udaf_names(&self) -> Vec<String> {
+        registry().aggregate.keys().cloned().collect()
+    }
+
+    fn udwf_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
