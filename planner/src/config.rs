@@ -1,19 +1,10 @@
 //! Planner and executor settings: what `tenon query --set KEY=VALUE` and
 //! the Session's `Config` accept, with their defaults, parsing and checks.
 
-use std::fmt;
-
 use tenon_kernels::Strategy;
 
-/// How an inapplicable join hint is treated (HINTS.md H17).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HintMode {
-    /// Fall back to the default choice and say why in EXPLAIN (Flink's way).
-    #[default]
-    Lenient,
-    /// An inapplicable join hint is an error that says why.
-    Strict,
-}
+pub use crate::hints::HintMode;
+use crate::hints::{DEFAULT_BROADCAST_THRESHOLD, ResolveConfig};
 
 /// A setting that could not be applied.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,14 +62,14 @@ pub struct Config {
 }
 
 impl Default for Config {
-    /// 0 threads (all cores), batches of 8192 rows, a 10 MiB broadcast
-    /// threshold (Flink's default, to be calibrated with `tenon bench`),
-    /// lenient hints, nothing disabled, no memory limit.
+    /// 0 threads (all cores), batches of 8192 rows, the broadcast
+    /// threshold [`DEFAULT_BROADCAST_THRESHOLD`] (see there for the figures
+    /// behind it), lenient hints, nothing disabled, no memory limit.
     fn default() -> Self {
         Config {
             threads: 0,
             batch_size: 8192,
-            broadcast_threshold: 10 << 20,
+            broadcast_threshold: DEFAULT_BROADCAST_THRESHOLD,
             hint_mode: HintMode::Lenient,
             disabled_strategies: Vec::new(),
             memory_limit: None,
@@ -141,13 +132,7 @@ impl Config {
                         Some(n)
                     }
             }
-            "hint_mode" => {
-                self.hint_mode = match v.to_ascii_lowercase().as_str() {
-                    "lenient" => HintMode::Lenient,
-                    "strict" => HintMode::Strict,
-                    _ => return Err(bad("hint_mode", "expected `lenient` or `strict`")),
-                }
-            }
+            "hint_mode" => self.hint_mode = v.parse().map_err(|w: String| bad("hint_mode", &w))?,
             "disabled_strategies" => {
                 let mut list = Vec::new();
                 for name in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -226,12 +211,14 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
-impl fmt::Display for HintMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            HintMode::Lenient => "lenient",
-            HintMode::Strict => "strict",
-        })
+impl Config {
+    /// The settings hint resolution reads.
+    pub fn resolve_config(&self) -> ResolveConfig {
+        ResolveConfig {
+            broadcast_threshold: self.broadcast_threshold,
+            hint_mode: self.hint_mode,
+            disabled_strategies: self.disabled_strategies.clone(),
+        }
     }
 }
 
