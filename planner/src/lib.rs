@@ -1,6 +1,7 @@
 //! The tenon planner: SQL with join hints to physical plans (in progress).
 //!
 //! * [`config`]: the settings (`--set KEY=VALUE`), defaults and checks.
+//! * [`choose`]: SQL to a strategy and build side for every join (EXPLAIN).
 //! * [`hints`]: the hint grammar (HINTS.md H01–H07) and hint resolution.
 //! * [`sql`]: SQL text to DataFusion logical plans, with each query block's
 //!   hints kept.
@@ -11,6 +12,7 @@
 //! come next.
 #![deny(missing_docs)]
 
+pub mod choose;
 pub mod config;
 pub mod expr;
 pub mod hints;

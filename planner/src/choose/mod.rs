@@ -1,0 +1,638 @@
+//! From SQL to a decision for every join (HINTS.md §1–§4, CLI.md
+//! `--explain --format json`), without running anything yet.
+//!
+//! ```text
+//! SQL ──plan_sql──► PlannedQuery { plan, blocks, unattached_hints }
+//!     ──per block: parse its RawHintBlock (positions kept) ──► [Hint]
+//!     ──per block: JoinRefs + Join nodes + Catalog stats ──► BlockJoins
+//!     ──resolve_block (Config as ResolveConfig)──► decisions
+//!     ──order: blocks in post-order of their nesting, joins bottom-up──► JoinPlan
+//! ```
+//!
+//! # Choices made here
+//!
+//! - **Comment finder.** The hint comments come from the SQL front end's
+//!   finder ([`RawHintBlock`], claimed per `SELECT` and per table name
+//!   while blocks are marked). [`HintComment::parse`] is reused only for its
+//!   placement checks (OPTIONS after SELECT, a join hint after a table, a
+//!   hint anywhere else: [`HintError::Misplaced`]). Follow-up: the sql
+//!   module's finder and [`crate::hints::find_hint_comments`] tokenize the
+//!   same text for the same purpose; one of them should go.
+//! - **Unattached hint comments** (neither after `SELECT` nor after a table
+//!   name) are errors ([`HintError::Misplaced`], with line and column).
+//! - **Table hints** (`t /*+ OPTIONS(..) */`) are parsed and checked for
+//!   placement only; their options are not applied yet (H40–H42).
+//! - **Join order** (CLI.md): blocks in post-order of their syntactic
+//!   nesting (a subquery's or CTE's joins before those of the block that
+//!   uses it, sibling blocks such as UNION branches in source order); within
+//!   a block, joins bottom-up in FROM order. [`JoinSite::id`] and the
+//!   "join N" of error messages are the join's index in [`JoinPlan::joins`].
+//! - **Semi/anti joins from `IN` / `NOT IN`** take no join hints (H14):
+//!   they are recognised by the front end's subquery alias prefix
+//!   (`__sq_`); their subquery side has no name (`null`), but keeps the
+//!   size estimate of the table it reads, if it is one. Follow-up: a flag
+//!   on [`JoinRef`] would be sturdier than the prefix.
+//! - **Size estimates** come from the catalog's [`TableStats`] for inputs
+//!   that are a table or an aliased table (under filters and projections:
+//!   the table's size is used as an upper bound). With only rows or only
+//!   bytes known, the other is derived from the schema's row width (fixed
+//!   widths, 16 bytes for variable-width columns). Derived tables and join
+//!   subtrees have no estimate.
+//! - **Sorted inputs** (H15): an input is sorted on the join keys when it
+//!   is a table (or alias) whose [`TableStats::sorted_on`] starts with the
+//!   join's key columns on that side, in order.
+
+use std::fmt::{self, Write as _};
+use std::ops::ControlFlow;
+
+use arrow_schema::SchemaRef;
+use datafusion_common::NullEquality;
+use datafusion_expr::{Expr, Join, JoinType as DfJoinType, LogicalPlan};
+use sqlparser::ast::{Select, Visit, Visitor};
+use sqlparser::parser::Parser;
+
+use crate::config::{self, Config};
+use crate::hints::{
+    BlockInput, BlockJoins, DecisionSource, Hint, HintComment, HintError, HintMode, HintPlacement,
+    IgnoredHint, JoinSite, Position, ResolveConfig, SiteInput, SizeEstimate, resolve_block,
+};
+use crate::kernels::{JoinSide, JoinType, Strategy};
+use crate::sql::{
+    Catalog, InputKind, JoinInput, JoinRef, PlanPath, PlannedQuery, QueryBlock, RawHintBlock,
+    SqlError, TableStats, TenonDialect, node_at, plan_sql,
+};
+
+/// Prefix of the aliases the front end gives `IN` / `NOT IN` subqueries it
+/// plans as semi / anti joins (`crate::sql::in_subqueries_to_joins`).
+const SUBQUERY_ALIAS_PREFIX: &str = "__sq_";
+
+/// Everything that can go wrong between SQL text and a [`JoinPlan`].
+///
+/// Both variants display as their inner error, so syntax errors keep
+/// their line and column.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// The SQL does not parse or plan (including two hint blocks, H04).
+    #[error(transparent)]
+    Sql(#[from] SqlError),
+    /// A hint does not parse, is misplaced, or cannot be resolved.
+    #[error(transparent)]
+    Hint(#[from] HintError),
+}
+
+impl PlanError {
+    /// The line and column (1-based) of the problem in the SQL text, when
+    /// the error has one place.
+    pub fn position(&self) -> Option<Position> {
+        match self {
+            PlanError::Sql(SqlError::Syntax { line, column, .. }) if *line > 0 => {
+                Some(Position::new(*line, *column))
+            }
+            PlanError::Sql(_) => None,
+            PlanError::Hint(e) => e.position(),
+        }
+    }
+}
+
+/// The decision for one join of the query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedJoin {
+    /// The query block the join belongs to ([`QueryBlock::id`]).
+    pub block: usize,
+    /// Where the join is in [`JoinPlan::query`]'s plan.
+    pub path: PlanPath,
+    /// The strategy chosen.
+    pub strategy: Strategy,
+    /// The join type (NOT IN: [`JoinType::LeftAntiNullAware`]).
+    pub join_type: JoinType,
+    /// The build (broadcast, hash table, inner loop) side; `None` for
+    /// SHUFFLE_MERGE.
+    pub build_side: Option<JoinSide>,
+    /// The build side's table, view or alias name; `None` when it is a
+    /// join subtree or the strategy has no build side.
+    pub build: Option<String>,
+    /// The left input's name (`None`: a join subtree or unnamed input).
+    pub left: Option<String>,
+    /// The right input's name.
+    pub right: Option<String>,
+    /// The equi keys as text, e.g. `t1.id = t2.id` (`IS NOT DISTINCT
+    /// FROM` for null-equal keys).
+    pub keys: Vec<String>,
+    /// The rest of the join condition, as text.
+    pub filter: Option<String>,
+    /// Why this strategy: `hint BROADCAST(t1) applied` or the default's
+    /// reason.
+    pub reason: String,
+    /// A hint or the default.
+    pub source: DecisionSource,
+    /// Hints that named an input of this join but did not decide it.
+    pub ignored_hints: Vec<IgnoredHint>,
+}
+
+/// A join hint of a block that applied to no join of that block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnusedHint {
+    /// The block whose hint it is.
+    pub block: usize,
+    /// The hint and why.
+    pub hint: IgnoredHint,
+}
+
+/// A decision for every join of a query, in CLI.md's order.
+#[derive(Debug, Clone)]
+pub struct JoinPlan {
+    /// Every join: innermost first, in FROM order; joins of subqueries
+    /// (and CTEs) before those of the block that uses them.
+    pub joins: Vec<PlannedJoin>,
+    /// Join hints that matched no join of their block (lenient mode).
+    pub unused_hints: Vec<UnusedHint>,
+    /// The planned query the decisions refer to.
+    pub query: PlannedQuery,
+}
+
+/// The hint settings of a [`Config`].
+pub fn resolve_config(config: &Config) -> ResolveConfig {
+    ResolveConfig {
+        broadcast_threshold: config.broadcast_threshold,
+        hint_mode: match config.hint_mode {
+            config::HintMode::Lenient => HintMode::Lenient,
+            config::HintMode::Strict => HintMode::Strict,
+        },
+        disabled_strategies: config.disabled_strategies.clone(),
+    }
+}
+
+impl From<&Config> for ResolveConfig {
+    fn from(config: &Config) -> Self {
+        resolve_config(config)
+    }
+}
+
+/// Plans `sql` against `catalog` and decides a strategy and build side for
+/// each of its joins, by its block's hints or by the default choice.
+///
+/// # Errors
+///
+/// - [`PlanError::Sql`]: the SQL does not parse or plan (line and column
+///   for syntax errors, two hint blocks after one SELECT);
+/// - [`PlanError::Hint`]: a malformed hint or unknown hint name (line and
+///   column), a misplaced hint, a join hint naming tables that are not
+///   inputs of its block or naming an aliased table by its table name, an
+///   ambiguous name, every runnable strategy disabled, or (strict mode) an
+///   inapplicable hint.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow_schema::{DataType, Field, Schema};
+/// use tenon_planner::choose::plan_joins;
+/// use tenon_planner::config::Config;
+/// use tenon_planner::kernels::Strategy;
+/// use tenon_planner::sql::Catalog;
+///
+/// let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
+/// let mut catalog = Catalog::new();
+/// catalog.register_table("t1", schema.clone());
+/// catalog.register_table("t2", schema);
+/// let plan = plan_joins(
+///     "SELECT /*+ BROADCAST(t1) */ * FROM t1 JOIN t2 ON t1.id = t2.id",
+///     &catalog,
+///     &Config::default(),
+/// )
+/// .unwrap();
+/// assert_eq!(plan.joins[0].strategy, Strategy::Broadcast);
+/// assert_eq!(plan.joins[0].build.as_deref(), Some("t1"));
+/// assert_eq!(
+///     plan.to_json(),
+///     r#"{"joins": [{"strategy": "BROADCAST", "join_type": "INNER", "build": "t1", "left": "t1", "right": "t2", "keys": ["t1.id = t2.id"], "reason": "hint BROADCAST(t1) applied", "ignored_hints": []}]}"#
+/// );
+/// ```
+pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinPlan, PlanError> {
+    let query = plan_sql(catalog, sql)?;
+    if let Some(raw) = query.unattached_hints.first() {
+        parse_raw(raw, HintPlacement::Elsewhere)?;
+    }
+    let resolve_config = resolve_config(config);
+
+    // The global order: blocks in post-order of their nesting, each
+    // block's joins bottom-up.
+    let order: Vec<(usize, usize)> = block_order(sql, query.blocks.len())
+        .into_iter()
+        .flat_map(|b| (0..query.blocks[b].joins.len()).map(move |j| (b, j)))
+        .collect();
+    let global_id = |b: usize, j: usize| {
+        order
+            .iter()
+            .position(|&x| x == (b, j))
+            .expect("every join is in the order")
+    };
+
+    let mut slots: Vec<Option<PlannedJoin>> = vec![None; order.len()];
+    let mut unused_hints = Vec::new();
+    for block in &query.blocks {
+        let hints = block_hints(block)?;
+        let mut sites = Vec::with_capacity(block.joins.len());
+        let mut joins = Vec::with_capacity(block.joins.len());
+        for (j, jref) in block.joins.iter().enumerate() {
+            let join = match node_at(&query.plan, &jref.path) {
+                Some(LogicalPlan::Join(join)) => join,
+                _ => {
+                    return Err(SqlError::Plan(format!(
+                        "internal: no join at {:?} of block {}",
+                        jref.path, block.id
+                    ))
+                    .into());
+                }
+            };
+            let site = join_site(global_id(block.id, j), jref, &join, catalog)?;
+            sites.push(site);
+            joins.push(join);
+        }
+        let inputs = block_inputs(block);
+        let resolution = resolve_block(
+            &BlockJoins {
+                inputs,
+                joins: sites.clone(),
+            },
+            &hints,
+            &resolve_config,
+        )?;
+        for ((site, join), (jref, decision)) in sites
+            .iter()
+            .zip(&joins)
+            .zip(block.joins.iter().zip(resolution.joins))
+        {
+            let build = decision
+                .build_side
+                .and_then(|side| site.input(side).name.clone());
+            slots[site.id] = Some(PlannedJoin {
+                block: block.id,
+                path: jref.path.clone(),
+                strategy: decision.strategy,
+                join_type: site.join_type,
+                build_side: decision.build_side,
+                build,
+                left: site.left.name.clone(),
+                right: site.right.name.clone(),
+                keys: key_texts(join),
+                filter: join.filter.as_ref().map(ToString::to_string),
+                reason: decision.reason,
+                source: decision.source,
+                ignored_hints: decision.ignored,
+            });
+        }
+        unused_hints.extend(resolution.unused.into_iter().map(|hint| UnusedHint {
+            block: block.id,
+            hint,
+        }));
+    }
+    Ok(JoinPlan {
+        joins: slots.into_iter().flatten().collect(),
+        unused_hints,
+        query,
+    })
+}
+
+/// Parses one raw hint comment as placed.
+fn parse_raw(raw: &RawHintBlock, placement: HintPlacement) -> Result<Vec<Hint>, HintError> {
+    let position = Position::new(raw.line, raw.col);
+    HintComment {
+        placement,
+        text: raw.text.clone(),
+        position,
+        // Not read by `parse`: only placement, text and position are.
+        anchor: position,
+        span: 0..0,
+    }
+    .parse()
+}
+
+/// The block's query hints, parsed; its table hints are parsed to check
+/// them (H05, H06) but not applied yet.
+fn block_hints(block: &QueryBlock) -> Result<Vec<Hint>, HintError> {
+    let mut hints = Vec::new();
+    for raw in &block.hints {
+        hints.extend(parse_raw(raw, HintPlacement::QueryBlock)?);
+    }
+    for th in &block.table_hints {
+        parse_raw(
+            &th.hint,
+            HintPlacement::Table {
+                table: th.table.clone(),
+            },
+        )?;
+    }
+    Ok(hints)
+}
+
+/// The names a hint of this block may use (H11, H32).
+fn block_inputs(block: &QueryBlock) -> Vec<BlockInput> {
+    let mut inputs: Vec<BlockInput> = Vec::new();
+    for rel in &block.relations {
+        let Some(name) = hintable_name(rel) else {
+            continue;
+        };
+        let input = match (rel.kind, &rel.table) {
+            (InputKind::Alias, Some(table)) => BlockInput::aliased(table.clone(), name),
+            _ => BlockInput::table(name),
+        };
+        if !inputs.contains(&input) {
+            inputs.push(input);
+        }
+    }
+    inputs
+}
+
+/// The name hints use for an input; `None` for subtrees, unnamed inputs and
+/// the front end's `IN`-subquery aliases.
+fn hintable_name(input: &JoinInput) -> Option<String> {
+    input
+        .name
+        .clone()
+        .filter(|n| !n.starts_with(SUBQUERY_ALIAS_PREFIX))
+}
+
+/// One join as hint resolution sees it.
+fn join_site(
+    id: usize,
+    jref: &JoinRef,
+    join: &Join,
+    catalog: &Catalog,
+) -> Result<JoinSite, PlanError> {
+    let join_type = match (join.join_type, join.null_aware) {
+        (DfJoinType::Inner, _) => JoinType::Inner,
+        (DfJoinType::Left, _) => JoinType::Left,
+        (DfJoinType::Right, _) => JoinType::Right,
+        (DfJoinType::Full, _) => JoinType::Full,
+        (DfJoinType::LeftSemi, _) => JoinType::LeftSemi,
+        (DfJoinType::LeftAnti, false) => JoinType::LeftAnti,
+        (DfJoinType::LeftAnti, true) => JoinType::LeftAntiNullAware,
+        (DfJoinType::RightSemi, _) => JoinType::RightSemi,
+        (DfJoinType::RightAnti, _) => JoinType::RightAnti,
+        (other, _) => {
+            return Err(SqlError::Unsupported(format!("{other} join")).into());
+        }
+    };
+    let from_subquery = matches!(
+        join_type,
+        JoinType::LeftSemi | JoinType::LeftAnti | JoinType::LeftAntiNullAware
+    ) && jref
+        .right
+        .name
+        .as_deref()
+        .is_some_and(|n| n.starts_with(SUBQUERY_ALIAS_PREFIX));
+    let left_keys: Vec<&Expr> = join.on.iter().map(|(l, _)| l).collect();
+    let right_keys: Vec<&Expr> = join.on.iter().map(|(_, r)| r).collect();
+    let mut site = JoinSite::new(
+        id,
+        join_type,
+        site_input(&jref.left, catalog, &left_keys),
+        site_input(&jref.right, catalog, &right_keys),
+    );
+    if join.on.is_empty() {
+        site = site.non_equi();
+    }
+    if from_subquery {
+        site = site.from_subquery();
+    }
+    Ok(site)
+}
+
+/// One input: its name, size estimate and sortedness.
+fn site_input(input: &JoinInput, catalog: &Catalog, keys: &[&Expr]) -> SiteInput {
+    let mut site = SiteInput {
+        name: hintable_name(input),
+        ..SiteInput::default()
+    };
+    let table = match input.kind {
+        InputKind::Table => input.name.as_deref(),
+        InputKind::Alias => input.table.as_deref(),
+        _ => None,
+    };
+    if let Some(table) = table.and_then(|t| catalog.table(t)) {
+        site.estimate = estimate(&table.stats, &table.schema);
+        site.sorted_on_keys = sorted_on_keys(&table.stats, keys);
+    }
+    site
+}
+
+/// Rows and bytes from the table's statistics, deriving one from the other
+/// by the schema's row width when only one is known.
+fn estimate(stats: &TableStats, schema: &SchemaRef) -> Option<SizeEstimate> {
+    let width = schema
+        .fields()
+        .iter()
+        .map(|f| f.data_type().primitive_width().unwrap_or(16) as u64)
+        .sum::<u64>()
+        .max(1);
+    match (stats.row_count, stats.byte_size) {
+        (Some(rows), Some(bytes)) => Some(SizeEstimate { rows, bytes }),
+        (Some(rows), None) => Some(SizeEstimate {
+            rows,
+            bytes: rows.saturating_mul(width),
+        }),
+        (None, Some(bytes)) => Some(SizeEstimate {
+            rows: bytes / width,
+            bytes,
+        }),
+        (None, None) => None,
+    }
+}
+
+/// Whether `sorted_on` starts with the key columns, in order.
+fn sorted_on_keys(stats: &TableStats, keys: &[&Expr]) -> bool {
+    if keys.is_empty() || keys.len() > stats.sorted_on.len() {
+        return false;
+    }
+    keys.iter().zip(&stats.sorted_on).all(|(key, sorted)| {
+        let mut e = *key;
+        while let Expr::Cast(c) = e {
+            e = &c.expr;
+        }
+        matches!(e, Expr::Column(c) if &c.name == sorted)
+    })
+}
+
+/// The equi keys as text.
+fn key_texts(join: &Join) -> Vec<String> {
+    let op = match join.null_equality {
+        NullEquality::NullEqualsNothing => "=",
+        NullEquality::NullEqualsNull => "IS NOT DISTINCT FROM",
+    };
+    join.on
+        .iter()
+        .map(|(l, r)| format!("{l} {op} {r}"))
+        .collect()
+}
+
+/// Block ids in post-order of their syntactic nesting: each block after the
+/// blocks inside it, siblings in source order. The ids are the front end's
+/// (pre-order over the statement's SELECTs, the same visitor); if the
+/// count does not match, id order.
+fn block_order(sql: &str, n_blocks: usize) -> Vec<usize> {
+    struct Order {
+        next: usize,
+        stack: Vec<usize>,
+        post: Vec<usize>,
+    }
+    impl Visitor for Order {
+        type Break = ();
+        fn pre_visit_select(&mut self, _select: &Select) -> ControlFlow<()> {
+            self.stack.push(self.next);
+            self.next += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_select(&mut self, _select: &Select) -> ControlFlow<()> {
+            if let Some(id) = self.stack.pop() {
+                self.post.push(id);
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut order = Order {
+        next: 0,
+        stack: Vec::new(),
+        post: Vec::new(),
+    };
+    if let Ok(statements) = Parser::parse_sql(&TenonDialect::default(), sql) {
+        for s in &statements {
+            let _ = s.visit(&mut order);
+        }
+    }
+    let mut post = order.post;
+    post.retain(|&b| b < n_blocks);
+    if post.len() != n_blocks {
+        return (0..n_blocks).collect();
+    }
+    post
+}
+
+/// A JSON string literal.
+fn json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn json_opt(out: &mut String, s: Option<&str>) {
+    match s {
+        Some(s) => json_string(out, s),
+        None => out.push_str("null"),
+    }
+}
+
+impl PlannedJoin {
+    /// The join as one JSON object of CLI.md's `joins` list.
+    pub fn to_json(&self) -> String {
+        let mut o = String::new();
+        o.push_str("{\"strategy\": ");
+        json_string(&mut o, self.strategy.name());
+        o.push_str(", \"join_type\": ");
+        json_string(&mut o, &self.join_type.to_string());
+        o.push_str(", \"build\": ");
+        json_opt(&mut o, self.build.as_deref());
+        o.push_str(", \"left\": ");
+        json_opt(&mut o, self.left.as_deref());
+        o.push_str(", \"right\": ");
+        json_opt(&mut o, self.right.as_deref());
+        o.push_str(", \"keys\": [");
+        for (i, k) in self.keys.iter().enumerate() {
+            if i > 0 {
+                o.push_str(", ");
+            }
+            json_string(&mut o, k);
+        }
+        o.push_str("], \"reason\": ");
+        json_string(&mut o, &self.reason);
+        o.push_str(", \"ignored_hints\": [");
+        for (i, h) in self.ignored_hints.iter().enumerate() {
+            if i > 0 {
+                o.push_str(", ");
+            }
+            o.push_str("{\"hint\": ");
+            json_string(&mut o, &h.hint);
+            o.push_str(", \"why\": ");
+            json_string(&mut o, &h.reason.to_string());
+            o.push('}');
+        }
+        o.push_str("]}");
+        o
+    }
+}
+
+impl JoinPlan {
+    /// CLI.md's `--explain --format json` object: `{"joins": [...]}`.
+    pub fn to_json(&self) -> String {
+        let joins: Vec<String> = self.joins.iter().map(PlannedJoin::to_json).collect();
+        format!("{{\"joins\": [{}]}}", joins.join(", "))
+    }
+
+    /// The human form of EXPLAIN (the same as `Display`).
+    pub fn to_text(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for PlannedJoin {
+    /// `INNER JOIN t1, t2 ON t1.id = t2.id: BROADCAST, build t1 (hint BROADCAST(t1) applied)`
+    /// plus one indented line per ignored hint.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = |n: &Option<String>| n.clone().unwrap_or_else(|| "(join)".to_string());
+        write!(
+            f,
+            "{} JOIN {}, {}",
+            self.join_type,
+            name(&self.left),
+            name(&self.right)
+        )?;
+        let mut condition: Vec<String> = self.keys.clone();
+        condition.extend(self.filter.clone());
+        if !condition.is_empty() {
+            write!(f, " ON {}", condition.join(" AND "))?;
+        }
+        write!(f, ": {}", self.strategy)?;
+        match (&self.build, self.build_side) {
+            (Some(b), _) => write!(f, ", build {b}")?,
+            (None, Some(JoinSide::Left)) => f.write_str(", build left (join)")?,
+            (None, Some(JoinSide::Right)) => f.write_str(", build right (join)")?,
+            (None, None) => {}
+        }
+        write!(f, " ({})", self.reason)?;
+        for h in &self.ignored_hints {
+            write!(f, "\n    {h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for JoinPlan {
+    /// One numbered entry per join, then the hints that matched no join.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.joins.is_empty() {
+            f.write_str("no joins")?;
+        }
+        for (i, j) in self.joins.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "join {i} (block {}): {j}", j.block)?;
+        }
+        for u in &self.unused_hints {
+            write!(f, "\nblock {}: {}", u.block, u.hint)?;
+        }
+        Ok(())
+    }
+}
