@@ -3,9 +3,9 @@
 //! `flip-229-join-hints.txt`: strategies and conflicts), with the strategy
 //! and build side each one expects.
 
-mod hints_support;
 
-use hints_support::*;
+
+use crate::hints_support::*;
 use tenon_planner::hints::*;
 use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
 

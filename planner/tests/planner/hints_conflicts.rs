@@ -2,9 +2,9 @@
 //! several joins, key-value hints; and the resolver's side of H31–H32
 //! (views and aliases as hint names).
 
-mod hints_support;
 
-use hints_support::*;
+
+use crate::hints_support::*;
 use tenon_planner::hints::*;
 use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
 

@@ -1,9 +1,9 @@
 //! HINTS.md H15–H17: the default choice without a valid hint, disabled
 //! strategies and strict hint mode.
 
-mod hints_support;
 
-use hints_support::*;
+
+use crate::hints_support::*;
 use tenon_planner::hints::*;
 use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
 

@@ -2,9 +2,9 @@
 //! join inputs a hint matches, and when a hint is valid for a join. Each
 //! test is named after the rule it pins down.
 
-mod hints_support;
 
-use hints_support::*;
+
+use crate::hints_support::*;
 use tenon_planner::hints::*;
 use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
 
