@@ -2,8 +2,6 @@
 //! several joins, key-value hints; and the resolver's side of H31–H32
 //! (views and aliases as hint names).
 
-
-
 use crate::hints_support::*;
 use tenon_planner::hints::*;
 use tenon_planner::kernels::{JoinSide, JoinType, Strategy};

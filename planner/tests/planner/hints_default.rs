@@ -1,8 +1,6 @@
 //! HINTS.md H15–H17: the default choice without a valid hint, disabled
 //! strategies and strict hint mode.
 
-
-
 use crate::hints_support::*;
 use tenon_planner::hints::*;
 use tenon_planner::kernels::{JoinSide, JoinType, Strategy};

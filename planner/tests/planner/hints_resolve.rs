@@ -2,8 +2,6 @@
 //! join inputs a hint matches, and when a hint is valid for a join. Each
 //! test is named after the rule it pins down.
 
-
-
 use crate::hints_support::*;
 use tenon_planner::hints::*;
 use tenon_planner::kernels::{JoinSide, JoinType, Strategy};

@@ -3,8 +3,6 @@
 //! `flip-229-join-hints.txt`: strategies and conflicts), with the strategy
 //! and build side each one expects.
 
-
-
 use crate::hints_support::*;
 use tenon_planner::hints::*;
 use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
