@@ -31,6 +31,7 @@ mod output;
 mod pool;
 mod rows;
 mod stream;
+mod validate;
 
 pub use condition::{CmpOp, RangeCondition, ordered_values, range_type_supported};
 pub use error::{KernelError, Result};

@@ -11,12 +11,11 @@ use super::SortMergeJoin;
 use super::order::{OrderSpec, SideKeys, SortKey};
 use crate::error::{KernelError, Result};
 use crate::hash::JoinInput;
-use crate::join_type::{JoinSide, JoinType, Roles};
+use crate::join_type::{JoinSide, Roles};
 use crate::keys::KeyKind;
 use crate::output::OutputLayout;
+use crate::validate::{check_batch_size, check_input, check_keys, check_not_in, check_partitions};
 
-/// Largest row count of one side (row indices are `u32`).
-const MAX_ROWS: usize = u32::MAX as usize - 1;
 /// Rows per chunk of the parallel presorted check.
 const CHECK_ROWS: usize = 1 << 16;
 
@@ -37,100 +36,22 @@ pub(crate) struct Prepared<'a> {
     pub(super) right_keys: Vec<usize>,
 }
 
-fn check_batches(input: &JoinInput, side: &'static str) -> Result<()> {
-    let want = input.schema().fields();
-    for (i, b) in input.batches().iter().enumerate() {
-        let got = b.schema();
-        let same = got.fields().len() == want.len()
-            && got
-                .fields()
-                .iter()
-                .zip(want.iter())
-                .all(|(g, w)| g.data_type() == w.data_type());
-        if !same {
-            return Err(KernelError::InvalidOptions(format!(
-                "batch {i} of the {side} input has schema {got:?}, which does not match the \
-                 {side} input's schema {want:?}"
-            )));
-        }
-    }
-    let rows = input.num_rows();
-    if rows > MAX_ROWS {
-        return Err(KernelError::TooManyRows {
-            side,
-            rows,
-            max: MAX_ROWS,
-        });
-    }
-    Ok(())
-}
-
 impl<'a> Prepared<'a> {
     pub(crate) fn new(
         join: &'a SortMergeJoin,
         left: &'a JoinInput,
         right: &'a JoinInput,
     ) -> Result<Self> {
-        if join.on.is_empty() {
-            return Err(KernelError::InvalidKeys(
-                "a sort-merge join needs at least one key pair; use a nested-loop join for \
-                 conditions without an equality"
-                    .into(),
-            ));
-        }
         let (ls, rs) = (left.schema(), right.schema());
-        let mut types = Vec::with_capacity(join.on.len());
-        for (i, &(l, r)) in join.on.iter().enumerate() {
-            if l >= ls.fields().len() || r >= rs.fields().len() {
-                return Err(KernelError::InvalidKeys(format!(
-                    "key pair {i} is ({l}, {r}), but the left input has {} columns and the \
-                     right input {}",
-                    ls.fields().len(),
-                    rs.fields().len()
-                )));
-            }
-            let (lt, rt) = (ls.field(l).data_type(), rs.field(r).data_type());
-            if lt != rt {
-                return Err(KernelError::KeyTypeMismatch {
-                    index: i,
-                    left: lt.clone(),
-                    right: rt.clone(),
-                });
-            }
-            types.push(lt.clone());
-        }
-        if join.join_type == JoinType::LeftAntiNullAware {
-            if join.on.len() != 1 {
-                return Err(KernelError::InvalidOptions(format!(
-                    "a null-aware anti join (NOT IN) takes exactly one key pair, got {}",
-                    join.on.len()
-                )));
-            }
-            if join.null_equal {
-                return Err(KernelError::InvalidOptions(
-                    "a null-aware anti join (NOT IN) has its own NULL rules and cannot be \
-                     null-equal"
-                        .into(),
-                ));
-            }
-        }
-        if join.batch_size == 0 {
-            return Err(KernelError::InvalidOptions(
-                "batch_size must be at least 1".into(),
-            ));
-        }
-        if let Some(p) = join.partitions
-            && (!p.is_power_of_two() || p > 1 << 16)
-        {
-            return Err(KernelError::InvalidOptions(format!(
-                "partitions must be a power of two from 1 to 65536, got {p}"
-            )));
-        }
+        let types = check_keys("sort-merge join", &join.on, ls, rs)?;
+        check_not_in(join.join_type, join.on.len(), join.null_equal)?;
+        check_batch_size(join.batch_size)?;
+        check_partitions(join.partitions)?;
         for (i, c) in join.ranges.iter().enumerate() {
             crate::condition::check_condition(i, c, ls, rs)?;
         }
-        check_batches(left, "left")?;
-        check_batches(right, "right")?;
+        check_input(left, "left")?;
+        check_input(right, "right")?;
         let kind = KeyKind::try_new(&types)?;
         let layout = OutputLayout::new(
             ls,

@@ -7,14 +7,13 @@ use arrow_select::concat::concat_batches;
 
 use super::NestedLoopJoin;
 use crate::condition::{CmpOp, check_condition};
-use crate::error::{KernelError, Result};
+use crate::error::Result;
 use crate::hash::{BatchSink, JoinInput};
 use crate::join_type::{JoinSide, Roles};
 use crate::memory::MemoryReservation;
 use crate::output::OutputLayout;
+use crate::validate::{check_batch_size, check_input};
 
-/// Largest row count of one side (row indices are `u32`).
-const MAX_ROWS: usize = u32::MAX as usize - 1;
 /// Most probe rows in one morsel. A probe row costs up to a whole pass over
 /// the build side, so morsels are far smaller than the hash join's.
 const MAX_MORSEL_ROWS: usize = 4096;
@@ -52,47 +51,15 @@ pub(crate) struct Prepared<'a> {
     pub conds: Vec<SideCondition>,
 }
 
-fn check_batches(input: &JoinInput, side: &'static str) -> Result<()> {
-    let want = input.schema().fields();
-    for (i, b) in input.batches().iter().enumerate() {
-        let got = b.schema();
-        let same = got.fields().len() == want.len()
-            && got
-                .fields()
-                .iter()
-                .zip(want.iter())
-                .all(|(g, w)| g.data_type() == w.data_type());
-        if !same {
-            return Err(KernelError::InvalidOptions(format!(
-                "batch {i} of the {side} input has schema {got:?}, which does not match the \
-                 {side} input's schema {want:?}"
-            )));
-        }
-    }
-    let rows = input.num_rows();
-    if rows > MAX_ROWS {
-        return Err(KernelError::TooManyRows {
-            side,
-            rows,
-            max: MAX_ROWS,
-        });
-    }
-    Ok(())
-}
-
 impl<'a> Prepared<'a> {
     pub(crate) fn new(
         join: &'a NestedLoopJoin,
         left: &'a JoinInput,
         right: &'a JoinInput,
     ) -> Result<Self> {
-        if join.batch_size == 0 {
-            return Err(KernelError::InvalidOptions(
-                "batch_size must be at least 1".into(),
-            ));
-        }
-        check_batches(left, "left")?;
-        check_batches(right, "right")?;
+        check_batch_size(join.batch_size)?;
+        check_input(left, "left")?;
+        check_input(right, "right")?;
         for (i, c) in join.ranges.iter().enumerate() {
             check_condition(i, c, left.schema(), right.schema())?;
         }
