@@ -137,7 +137,10 @@ impl RowSource for BatchList<'_> {
     }
 
     fn as_batch(&self) -> Option<&RecordBatch> {
-        None
+        match self.batches {
+            [one] => Some(one),
+            _ => None,
+        }
     }
 
     fn schema(&self) -> SchemaRef {

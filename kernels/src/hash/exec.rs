@@ -208,7 +208,7 @@ impl<'a> Prepared<'a> {
     }
 
     /// One input as one batch (a copy only when it has several batches).
-    fn concat(
+    pub(super) fn concat(
         &self,
         input: &JoinInput,
         what: &'static str,

@@ -3,6 +3,7 @@
 //! that fits in a core's cache (see [`super::exec`] for the partition count
 //! and the skew handling).
 
+use arrow_array::RecordBatch;
 use arrow_buffer::NullBuffer;
 use rayon::prelude::*;
 
@@ -27,13 +28,23 @@ impl Prepared<'_> {
         emitter: &Emitter<'_>,
     ) -> Result<bool> {
         let mem = &self.join.memory;
-        // The probe side stays in its batches, addressed by global row.
-        let probe = BatchList::new(self.probe.schema.clone(), &self.probe.batches);
+        // The probe side stays in its batches, addressed by global row;
+        // except under a filter, which sees the probe side as one batch:
+        // one copy of the probe side up front is cheaper than gathering
+        // every column of every chunk of candidate pairs (band, SHUFFLE_HASH:
+        // 0.140 s -> 0.054 s, `tenon bench --workload band`).
+        let whole;
+        let probe_batches: &[RecordBatch] =
+            if self.join.filter.is_some() && self.probe.batches.len() > 1 {
+                whole = self.concat(self.probe, "the probe side, as one batch for the filter")?;
+                std::slice::from_ref(&whole.0)
+            } else {
+                &self.probe.batches
+            };
+        let probe = BatchList::new(self.probe.schema.clone(), probe_batches);
         let n_probe = probe.num_rows();
         let n_build = b.batch.num_rows();
-        let pkeys: Vec<(S, Option<NullBuffer>)> = self
-            .probe
-            .batches
+        let pkeys: Vec<(S, Option<NullBuffer>)> = probe_batches
             .par_iter()
             .map(|batch| {
                 let cols = key_columns(batch, &self.probe_keys);
