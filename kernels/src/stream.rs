@@ -79,6 +79,19 @@ impl JoinStream {
     }
 }
 
+/// Runs `run` with a sink that keeps every batch, and returns them: the
+/// `collect` of every kernel.
+pub(crate) fn collect_batches(
+    run: impl FnOnce(&BatchSink<'_>) -> Result<()>,
+) -> Result<Vec<RecordBatch>> {
+    let out = std::sync::Mutex::new(Vec::new());
+    run(&|b| {
+        out.lock().unwrap_or_else(|e| e.into_inner()).push(b);
+        Ok(())
+    })?;
+    Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
 impl Iterator for JoinStream {
     type Item = Result<RecordBatch>;
 

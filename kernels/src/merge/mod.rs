@@ -352,11 +352,6 @@ impl SortMergeJoin {
     ///
     /// As [`SortMergeJoin::for_each`].
     pub fn collect(&self, left: JoinInput, right: JoinInput) -> Result<Vec<RecordBatch>> {
-        let out = std::sync::Mutex::new(Vec::new());
-        self.for_each(&left, &right, &|b| {
-            out.lock().unwrap_or_else(|e| e.into_inner()).push(b);
-            Ok(())
-        })?;
-        Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
+        crate::stream::collect_batches(|sink| self.for_each(&left, &right, sink))
     }
 }

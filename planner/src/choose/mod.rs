@@ -51,10 +51,10 @@ use datafusion_expr::{Expr, Join, JoinType as DfJoinType, LogicalPlan};
 use sqlparser::ast::{Select, Visit, Visitor};
 use sqlparser::parser::Parser;
 
-use crate::config::{self, Config};
+use crate::config::Config;
 use crate::hints::{
-    BlockInput, BlockJoins, DecisionSource, Hint, HintComment, HintError, HintMode, HintPlacement,
-    IgnoredHint, JoinSite, Position, ResolveConfig, SiteInput, SizeEstimate, resolve_block,
+    BlockInput, BlockJoins, DecisionSource, Hint, HintComment, HintError, HintPlacement,
+    IgnoredHint, JoinSite, Position, SiteInput, SizeEstimate, resolve_block,
 };
 use crate::kernels::{JoinSide, JoinType, Strategy};
 use crate::sql::{
@@ -150,24 +150,6 @@ pub struct JoinPlan {
     pub query: PlannedQuery,
 }
 
-/// The hint settings of a [`Config`].
-pub fn resolve_config(config: &Config) -> ResolveConfig {
-    ResolveConfig {
-        broadcast_threshold: config.broadcast_threshold,
-        hint_mode: match config.hint_mode {
-            config::HintMode::Lenient => HintMode::Lenient,
-            config::HintMode::Strict => HintMode::Strict,
-        },
-        disabled_strategies: config.disabled_strategies.clone(),
-    }
-}
-
-impl From<&Config> for ResolveConfig {
-    fn from(config: &Config) -> Self {
-        resolve_config(config)
-    }
-}
-
 /// Plans `sql` against `catalog` and decides a strategy and build side for
 /// each of its joins, by its block's hints or by the default choice.
 ///
@@ -213,7 +195,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     if let Some(raw) = query.unattached_hints.first() {
         parse_raw(raw, HintPlacement::Elsewhere)?;
     }
-    let resolve_config = resolve_config(config);
+    let resolve_config = config.resolve_config();
 
     // The global order: blocks in post-order of their nesting, each
     // block's joins bottom-up.
