@@ -19,8 +19,16 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod error;
+pub mod io;
 pub mod measure;
+pub mod session;
 pub mod suite;
+
+pub use error::Error;
+pub use session::{Explain, QueryOutput, QueryStream, Session};
+pub use tenon_planner as planner;
+pub use tenon_planner::config::Config;
 
 pub use tenon_datasets as datasets;
 pub use tenon_kernels as kernels;

@@ -31,6 +31,7 @@ mod generator;
 mod rng;
 mod shuffle;
 mod split;
+pub mod tpch;
 mod workload;
 mod zipf;
 

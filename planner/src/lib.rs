@@ -14,6 +14,7 @@
 
 pub mod choose;
 pub mod config;
+pub mod exec;
 pub mod expr;
 pub mod hints;
 pub mod sql;

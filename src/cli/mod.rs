@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch.
 
 mod bench;
+mod query;
 
 use std::process::ExitCode;
 
@@ -16,6 +17,9 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run one SQL query with join hints (built-in TPC-H tables unless
+    /// --table is given).
+    Query(query::QueryArgs),
     /// Time the join strategies on the synthetic workloads.
     Bench(bench::BenchArgs),
 }
@@ -55,6 +59,7 @@ pub(crate) fn main() -> ExitCode {
         }
     };
     let res = match cli.command {
+        Command::Query(args) => query::run(args),
         Command::Bench(args) => bench::run(args),
     };
     match res {

@@ -335,14 +335,10 @@ fn hintable_name(input: &JoinInput) -> Option<String> {
         .filter(|n| !n.starts_with(SUBQUERY_ALIAS_PREFIX))
 }
 
-/// One join as hint resolution sees it.
-fn join_site(
-    id: usize,
-    jref: &JoinRef,
-    join: &Join,
-    catalog: &Catalog,
-) -> Result<JoinSite, PlanError> {
-    let join_type = match (join.join_type, join.null_aware) {
+/// The kernels' join type of a logical join (`NOT IN`:
+/// [`JoinType::LeftAntiNullAware`]).
+pub(crate) fn kernel_join_type(join: &Join) -> Result<JoinType, SqlError> {
+    Ok(match (join.join_type, join.null_aware) {
         (DfJoinType::Inner, _) => JoinType::Inner,
         (DfJoinType::Left, _) => JoinType::Left,
         (DfJoinType::Right, _) => JoinType::Right,
@@ -352,10 +348,18 @@ fn join_site(
         (DfJoinType::LeftAnti, true) => JoinType::LeftAntiNullAware,
         (DfJoinType::RightSemi, _) => JoinType::RightSemi,
         (DfJoinType::RightAnti, _) => JoinType::RightAnti,
-        (other, _) => {
-            return Err(SqlError::Unsupported(format!("{other} join")).into());
-        }
-    };
+        (other, _) => return Err(SqlError::Unsupported(format!("{other} join"))),
+    })
+}
+
+/// One join as hint resolution sees it.
+fn join_site(
+    id: usize,
+    jref: &JoinRef,
+    join: &Join,
+    catalog: &Catalog,
+) -> Result<JoinSite, PlanError> {
+    let join_type = kernel_join_type(join)?;
     let from_subquery = matches!(
         join_type,
         JoinType::LeftSemi | JoinType::LeftAnti | JoinType::LeftAntiNullAware

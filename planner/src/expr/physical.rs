@@ -280,6 +280,21 @@ impl PhysicalExpr {
         matches!(*self.node, Node::Literal(_))
     }
 
+    /// A reference to input column `index` of type `data_type`, shown as
+    /// `name`.
+    pub fn column_ref(index: usize, data_type: DataType, name: &str) -> PhysicalExpr {
+        PhysicalExpr::new(Node::Column(index), data_type, Arc::from(name))
+    }
+
+    /// The input column index when the expression is a plain column
+    /// reference (no cast, no computation).
+    pub fn as_column(&self) -> Option<usize> {
+        match *self.node {
+            Node::Column(i) => Some(i),
+            _ => None,
+        }
+    }
+
     /// The indices of the input columns the expression reads, ascending and
     /// without repeats.
     pub fn columns(&self) -> Vec<usize> {

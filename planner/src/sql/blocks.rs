@@ -427,6 +427,15 @@ struct Attribution {
     path: Vec<usize>,
 }
 
+/// Whether `plan` is a join, possibly under filters.
+fn is_join_under_filters(plan: &LogicalPlan) -> bool {
+    match plan {
+        LogicalPlan::Filter(f) => is_join_under_filters(&f.input),
+        LogicalPlan::Join(_) => true,
+        _ => false,
+    }
+}
+
 /// Removes the block markers from `plan` and attributes its joins and
 /// scans to the blocks found by [`mark_blocks`].
 pub(crate) fn attribute(
@@ -481,6 +490,8 @@ impl Attribution {
 
         let child_alias = match &plan {
             LogicalPlan::SubqueryAlias(sa) => Some(sa.alias.table().to_string()),
+            // a pushed-down filter between an alias and its scan
+            LogicalPlan::Filter(_) => alias.map(str::to_string),
             _ => None,
         };
         let n_inputs = plan.inputs().len();
@@ -545,6 +556,10 @@ impl Attribution {
             LogicalPlan::Join(join) => {
                 self.note_relations(id, &join.left);
                 self.note_relations(id, &join.right);
+            }
+            // a filter pushed down onto a join input that is a join
+            LogicalPlan::Filter(f) if is_join_under_filters(&f.input) => {
+                self.note_relations(id, &f.input);
             }
             other => {
                 let input = JoinInput::of(other);

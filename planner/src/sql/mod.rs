@@ -8,6 +8,8 @@
 //!     ──SqlToRel (Catalog as ContextProvider)──► LogicalPlan
 //!     ──implicit joins (implicit_join)──► WHERE join predicates in inner joins
 //!     ──IN / NOT IN (subquery)──► semi / null-aware anti joins
+//!     ──EXISTS, correlated IN (exists)──► semi / anti joins, decorrelated
+//!     ──filter pushdown (pushdown)──► conjuncts near the scans / in joins
 //!     ──equi keys (join_condition)──► Join.on / filter / null_equality set
 //!     ──attribute (blocks)──► PlannedQuery { plan, blocks }
 //! ```
@@ -17,17 +19,18 @@
 //! clause; `crate::hints` parses and resolves them against the block's joins
 //! ([`JoinRef`], inputs named as in HINTS.md H12/H32).
 //!
-//! Not done here (yet): correlated subqueries and `EXISTS` stay subquery
-//! expressions in a `Filter` (see [`PlannedQuery`]); no type coercion
-//! outside join keys; no pushdown; no views.
+//! Not done here (yet): scalar subqueries stay subquery expressions (see
+//! [`PlannedQuery`]); no type coercion outside join keys; no views.
 
 mod blocks;
 mod catalog;
 mod dialect;
 mod error;
+mod exists;
 mod hint_comments;
 mod implicit_join;
 mod join_condition;
+mod pushdown;
 mod subquery;
 
 use datafusion_expr::LogicalPlan;
@@ -41,11 +44,13 @@ pub use blocks::{
 pub use catalog::{Catalog, CatalogTable, TableStats};
 pub use dialect::TenonDialect;
 pub use error::SqlError;
+pub use exists::decorrelate_subqueries;
 pub use hint_comments::RawHintBlock;
 pub use implicit_join::push_where_into_inner_joins;
 pub use join_condition::{
     EquiKey, JoinCondition, KeyCast, extract_join_keys, join_condition, split_join_condition,
 };
+pub use pushdown::push_down_filters;
 pub use subquery::in_subqueries_to_joins;
 
 /// A planned query: the logical plan and its query blocks.
@@ -55,14 +60,20 @@ pub use subquery::in_subqueries_to_joins;
 /// set (see [`extract_join_keys`]); implicit joins are inner joins with
 /// their WHERE join predicates as condition.
 ///
-/// Uncorrelated `IN` / `NOT IN` conjuncts of a WHERE clause are semi /
-/// null-aware anti joins ([`in_subqueries_to_joins`]). Other subqueries
-/// (`EXISTS`, `NOT EXISTS`, correlated `IN`, scalar) are what `SqlToRel`
-/// makes of them: `Expr::Exists`, `Expr::InSubquery` (with `negated`) and
-/// `Expr::ScalarSubquery` inside the `Filter`/`Projection`, whose
-/// `Subquery.subquery` plan refers to outer columns as
-/// `Expr::OuterReferenceColumn`. Either way the subquery's own joins are
-/// attributed to the subquery's own block.
+/// `IN` / `NOT IN` / `EXISTS` / `NOT EXISTS` conjuncts of a WHERE clause
+/// are semi / anti joins (null-aware for `NOT IN`) on the subquery under a
+/// `__sq_N` alias: uncorrelated `IN` by [`in_subqueries_to_joins`], the
+/// others, with their correlation as join keys and filter, by
+/// [`decorrelate_subqueries`]. Such a predicate anywhere else (under `OR`,
+/// in the SELECT list, ...) is [`SqlError::Unsupported`]. Scalar subqueries
+/// are what `SqlToRel` makes of them: `Expr::ScalarSubquery` inside the
+/// `Filter`/`Projection`, whose `Subquery.subquery` plan refers to outer
+/// columns as `Expr::OuterReferenceColumn`. Either way the subquery's own
+/// joins are attributed to the subquery's own block.
+///
+/// Filters are pushed down ([`push_down_filters`]): a WHERE conjunct sits
+/// right above the scan (or join input) it is about, or in the inner join
+/// whose two sides it relates.
 #[derive(Debug, Clone)]
 pub struct PlannedQuery {
     /// The logical plan, markers removed.
@@ -162,6 +173,8 @@ pub fn plan_sql(catalog: &Catalog, sql: &str) -> Result<PlannedQuery, SqlError> 
     let plan = SqlToRel::new(catalog).sql_statement_to_plan(statement)?;
     let plan = push_where_into_inner_joins(plan)?;
     let plan = in_subqueries_to_joins(plan)?;
+    let plan = decorrelate_subqueries(plan)?;
+    let plan = push_down_filters(plan)?;
     let plan = extract_join_keys(plan)?;
     let (plan, blocks) = blocks::attribute(plan, ast_blocks)?;
     if blocks::has_marker(&plan) {

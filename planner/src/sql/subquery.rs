@@ -23,7 +23,7 @@
 //! three-valued `NOT IN` says (unless the subquery is empty). The new join
 //! sits under the block's marker filter, so it belongs to the outer block;
 //! the subquery keeps its own block. Correlated subqueries and `EXISTS` /
-//! `NOT EXISTS` are left as they are (not yet decorrelated).
+//! `NOT EXISTS` are left to [`decorrelate_subqueries`](super::decorrelate_subqueries).
 
 use std::sync::Arc;
 

@@ -525,16 +525,22 @@ fn h30_outer_hint_does_not_reach_a_where_subquery() {
     );
     let p = plan(&sql.replace("SELECT t2.a", "SELECT /*+ SHUFFLE_HASH(t2) */ t2.a"));
     assert_eq!(chosen(&p)[0], (ShuffleHash, Some("t2")));
-    // EXISTS stays a filter: its subquery's joins are still its own block's
+    // EXISTS is a semi join of the outer block (no hints, H14): its
+    // subquery's joins are still its own block's
     let p = plan(
         "SELECT /*+ SHUFFLE_HASH(t1) */ * FROM t1 JOIN t4 ON t1.id = t4.id \
          WHERE EXISTS (SELECT /*+ NEST_LOOP(t3) */ 1 FROM t2 JOIN t3 ON t2.id = t3.id)",
     );
     assert_eq!(
         chosen(&p),
-        [(NestLoop, Some("t3")), (ShuffleHash, Some("t1"))],
+        [
+            (NestLoop, Some("t3")),
+            (ShuffleHash, Some("t1")),
+            (NestLoop, None)
+        ],
         "{p}"
     );
+    assert_eq!(p.joins[2].join_type, JoinType::LeftSemi);
 }
 
 #[test]

@@ -15,3 +15,7 @@ mod hints_support;
 mod sql_blocks;
 mod sql_errors;
 mod sql_joins;
+mod exec_aggregate;
+mod exec_sort;
+mod sql_exists;
+mod sql_pushdown;

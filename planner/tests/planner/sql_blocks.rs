@@ -126,16 +126,17 @@ fn h30_subquery_in_where_is_its_own_block() {
     );
     assert_eq!(p.blocks.len(), 3);
     // the uncorrelated IN became a semi join of the outer block, on the
-    // subquery under a generated alias; the correlated EXISTS stays an
-    // expression of the outer Filter
+    // subquery under a generated alias; so did the correlated EXISTS
+    // (decorrelated, its join under the next alias, on top of the first)
     assert_eq!(
         join_names(&p),
         vec![
-            vec![(Some("t1"), Some("__sq_1"))],
+            vec![(Some("t1"), Some("__sq_1")), (None, Some("__sq_2"))],
             vec![(Some("t2"), Some("t3"))],
             vec![(Some("t4"), Some("t3"))]
         ]
     );
+    assert_eq!(p.blocks[0].joins[1].join_type, JoinType::LeftSemi);
     assert_eq!(p.blocks[0].joins[0].join_type, JoinType::LeftSemi);
     assert_eq!(p.blocks[0].joins[0].right.kind, InputKind::Derived);
     assert_eq!(hint_texts(&p)[1], vec!["NEST_LOOP(t3)"]);
@@ -146,7 +147,7 @@ fn h30_subquery_in_where_is_its_own_block() {
     assert!(j.on.is_empty());
     assert!(j.filter.is_some());
     let text = p.plan.display_indent().to_string();
-    assert!(text.contains("EXISTS"), "{text}");
+    assert!(!text.contains("EXISTS"), "{text}");
 }
 
 #[test]

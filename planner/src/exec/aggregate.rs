@@ -1,0 +1,443 @@
+//! Hash aggregation: GROUP BY with `count`, `sum`, `min`, `max`, `avg`,
+//! and SELECT DISTINCT.
+//!
+//! ```text
+//!  input batches ──split──► chunk 0 │ chunk 1 │ ... (one per worker, by rows)
+//!
+//!  sink       per chunk, in parallel: evaluate the group keys, intern them
+//!             in a group table (dense u32 group ids), update each
+//!             aggregate's accumulator with (group ids, argument values)
+//!  combine    more than one partial: split every partial's groups by key
+//!             hash into partitions, regroup and merge each partition in
+//!             parallel (one task per partition, no locks)
+//!  finalize   accumulators to output columns, cast to the plan's types,
+//!             sliced into batches of at most `batch_size` rows
+//! ```
+//!
+//! * Group keys: one fixed-width column is hashed as a 64-bit word; other
+//!   keys (several columns, strings, decimals) are arrow-row encoded; see
+//!   [`groups`]. NULL keys form one group, as SQL says.
+//! * Accumulators keep vectors indexed by group id and take a batch at a
+//!   time; see [`accumulate`]. Without GROUP BY they use Arrow's aggregate
+//!   kernels over whole arrays. DISTINCT aggregates keep distinct
+//!   (group, value) pairs; see [`distinct`].
+//! * SQL semantics: `count(*)` counts rows and `count(x)` non-NULL values;
+//!   `sum`, `min`, `max` and `avg` of no non-NULL value are NULL; integer
+//!   and decimal overflow is an error, never a wrapped value; without GROUP
+//!   BY an empty input gives one row (`count` 0, `sum` NULL).
+//! * Output order is unspecified (by partition, then by first appearance).
+
+mod accumulate;
+mod combine;
+mod distinct;
+mod groups;
+mod min_max;
+mod spec;
+
+use std::fmt::Write as _;
+
+use ahash::RandomState;
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_cast::{can_cast_types, cast};
+use arrow_schema::{DataType, SchemaRef};
+use datafusion_common::DFSchema;
+use datafusion_expr::Expr;
+use datafusion_expr::logical_plan::Aggregate;
+use rayon::prelude::*;
+
+use crate::exec::error::{ExecError, Result};
+use crate::expr::{PhysicalExpr, QueryContext};
+use combine::{Finished, Partial, combine};
+use groups::GroupTable;
+use spec::AggSpec;
+
+/// Fewest rows worth a chunk (a worker's share) of their own. Small in
+/// debug builds so that tests on small inputs go through the parallel
+/// sink and the combine step.
+const MIN_CHUNK_ROWS: usize = if cfg!(debug_assertions) {
+    64
+} else {
+    32 * 1024
+};
+
+/// Fewest groups (summed over the partials) worth combining in several
+/// partitions; below, one task merges them all. Small in debug builds, as
+/// above.
+const PARALLEL_COMBINE_MIN_GROUPS: usize = if cfg!(debug_assertions) {
+    16
+} else {
+    16 * 1024
+};
+
+/// Most combine partitions: 4 per thread keeps the workers busy when
+/// partitions differ in size; past 64 the per-partition overhead (a table
+/// and a `take` of every partial's keys) dominates.
+const MAX_PARTITIONS: usize = 64;
+
+/// A hash aggregation (GROUP BY, or one group without it), or SELECT
+/// DISTINCT; see the module docs.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow_array::{Int64Array, RecordBatch, StringArray, cast::AsArray, types::Int64Type};
+/// use arrow_schema::{DataType, Field, Schema};
+/// use datafusion_expr::LogicalPlan;
+/// use tenon_planner::exec::HashAggregate;
+/// use tenon_planner::expr::QueryContext;
+/// use tenon_planner::sql::Catalog;
+///
+/// let schema = Arc::new(Schema::new(vec![
+///     Field::new("k", DataType::Utf8, true),
+///     Field::new("v", DataType::Int64, true),
+/// ]));
+/// let mut catalog = Catalog::new();
+/// catalog.register_table("t", Arc::clone(&schema));
+/// let planned = catalog.plan("SELECT k, count(*), sum(v) FROM t GROUP BY k").unwrap();
+/// let LogicalPlan::Projection(p) = &planned.plan else { panic!() };
+/// let LogicalPlan::Aggregate(agg) = p.input.as_ref() else { panic!() };
+///
+/// let agg = HashAggregate::try_new(agg, &QueryContext::new())?;
+/// assert_eq!(agg.describe(), "Aggregate: group=[t.k] aggs=[count(*), sum(t.v)]");
+/// let batch = RecordBatch::try_new(schema, vec![
+///     Arc::new(StringArray::from(vec![Some("a"), None, Some("a")])),
+///     Arc::new(Int64Array::from(vec![Some(1), Some(2), None])),
+/// ])?;
+/// let out = agg.run(&[batch], 8192)?;
+/// let rows: usize = out.iter().map(|b| b.num_rows()).sum();
+/// assert_eq!(rows, 2); // 'a' and NULL
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct HashAggregate {
+    groups: Vec<PhysicalExpr>,
+    /// The group columns' types in the output (the plan's schema).
+    key_types: Vec<DataType>,
+    group_names: Vec<String>,
+    aggs: Vec<AggSpec>,
+    schema: SchemaRef,
+    /// SELECT DISTINCT (for `describe`).
+    distinct: bool,
+}
+
+impl HashAggregate {
+    /// The input columns the aggregation reads, ascending.
+    pub fn columns(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .groups
+            .iter()
+            .flat_map(PhysicalExpr::columns)
+            .chain(self.aggs.iter().flat_map(AggSpec::columns))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Reads input column `map(i)` wherever it read column `i` (the input
+    /// was narrowed to fewer columns).
+    pub fn remap_columns(&mut self, map: &impl Fn(usize) -> usize) {
+        self.groups = self.groups.iter().map(|e| e.remap_columns(map)).collect();
+        for a in &mut self.aggs {
+            a.remap_columns(map);
+        }
+    }
+
+    /// Compiles a logical `Aggregate`: its group expressions and aggregate
+    /// calls against its input's schema.
+    ///
+    /// # Errors
+    ///
+    /// [`ExecError::Unsupported`] for GROUPING SETS / ROLLUP / CUBE, for
+    /// aggregate functions other than count, sum, min, max and avg, and for
+    /// argument types they do not take; compile errors of the expressions;
+    /// result types that do not match the plan's schema.
+    pub fn try_new(agg: &Aggregate, ctx: &QueryContext) -> Result<Self> {
+        let input = agg.input.schema();
+        let fields = agg.schema.fields();
+        if agg
+            .group_expr
+            .iter()
+            .any(|g| matches!(g, Expr::GroupingSet(_)))
+        {
+            return Err(ExecError::Unsupported(
+                "GROUPING SETS, ROLLUP and CUBE: write one GROUP BY per grouping and UNION ALL \
+                 the results"
+                    .into(),
+            ));
+        }
+        if fields.len() != agg.group_expr.len() + agg.aggr_expr.len() {
+            return Err(ExecError::Unsupported(format!(
+                "an aggregate with {} group and {} aggregate expressions but {} output columns",
+                agg.group_expr.len(),
+                agg.aggr_expr.len(),
+                fields.len()
+            )));
+        }
+        let mut groups = Vec::with_capacity(agg.group_expr.len());
+        let mut key_types = Vec::with_capacity(agg.group_expr.len());
+        let mut group_names = Vec::with_capacity(agg.group_expr.len());
+        for (i, g) in agg.group_expr.iter().enumerate() {
+            let expr = PhysicalExpr::compile(g, input, ctx)?;
+            let want = fields[i].data_type();
+            if expr.data_type() != want && !can_cast_types(expr.data_type(), want) {
+                return Err(ExecError::Unsupported(format!(
+                    "GROUP BY {expr}: it has type {} but the plan's schema says {want}",
+                    expr.data_type()
+                )));
+            }
+            groups.push(expr);
+            key_types.push(want.clone());
+            group_names.push(qualified_name(&agg.schema, i));
+        }
+        let aggs = agg
+            .aggr_expr
+            .iter()
+            .zip(&fields[agg.group_expr.len()..])
+            .map(|(e, f)| AggSpec::compile(e, f, input, ctx))
+            .collect::<Result<Vec<_>>>()?;
+        // Fail here, not in a worker, for key or value types without a table
+        // or accumulator.
+        GroupTable::new(&key_types, RandomState::new())?;
+        for a in &aggs {
+            a.accumulator()?;
+        }
+        Ok(HashAggregate {
+            groups,
+            key_types,
+            group_names,
+            aggs,
+            schema: agg.schema.inner().clone(),
+            distinct: false,
+        })
+    }
+
+    /// SELECT DISTINCT over batches of `schema`: one output row per distinct
+    /// row (NULLs equal to each other), with the same columns.
+    ///
+    /// # Errors
+    ///
+    /// Column types arrow-row cannot encode.
+    pub fn distinct(schema: &DFSchema) -> Result<Self> {
+        let groups: Vec<PhysicalExpr> = schema
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                PhysicalExpr::column_ref(i, f.data_type().clone(), &qualified_name(schema, i))
+            })
+            .collect();
+        let key_types: Vec<DataType> = schema
+            .fields()
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        GroupTable::new(&key_types, RandomState::new())?;
+        Ok(HashAggregate {
+            groups,
+            key_types,
+            group_names: (0..schema.fields().len())
+                .map(|i| qualified_name(schema, i))
+                .collect(),
+            aggs: Vec::new(),
+            schema: schema.inner().clone(),
+            distinct: true,
+        })
+    }
+
+    /// The output schema (the logical node's).
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// One line for EXPLAIN: `Aggregate: group=[t.a] aggs=[count(*), sum(t.b)]`.
+    pub fn describe(&self) -> String {
+        let mut s = String::from(if self.distinct {
+            "Aggregate (DISTINCT): group=["
+        } else {
+            "Aggregate: group=["
+        });
+        s.push_str(&self.group_names.join(", "));
+        s.push(']');
+        if !self.distinct {
+            let aggs: Vec<&str> = self.aggs.iter().map(AggSpec::name).collect();
+            let _ = write!(s, " aggs=[{}]", aggs.join(", "));
+        }
+        s
+    }
+
+    /// Aggregates `input` (batches with the columns of the input schema)
+    /// into batches of at most `batch_size` rows with the output schema's
+    /// columns. Runs on the current rayon pool. A GROUP BY over no rows
+    /// gives no batches; without GROUP BY there is always one row.
+    ///
+    /// # Errors
+    ///
+    /// Evaluation errors of the keys, arguments and filters; integer or
+    /// decimal overflow of a sum or average; more than `u32::MAX - 1`
+    /// groups.
+    pub fn run(&self, input: &[RecordBatch], batch_size: usize) -> Result<Vec<RecordBatch>> {
+        let batch_size = batch_size.max(1);
+        let threads = rayon::current_num_threads().max(1);
+        let state = RandomState::new();
+        let chunks = split_rows(input, threads);
+        let mut partials: Vec<Partial> = chunks
+            .par_iter()
+            .map(|chunk| self.sink(chunk, &state))
+            .collect::<Result<_>>()?;
+        let finished = if partials.len() == 1 {
+            vec![
+                partials
+                    .pop()
+                    .map_or_else(|| self.new_partial(&state), Ok)?
+                    .finish()?,
+            ]
+        } else {
+            let groups: usize = partials.iter().map(|p| p.table.num_groups()).sum();
+            let partitions = if self.groups.is_empty() || groups < PARALLEL_COMBINE_MIN_GROUPS {
+                1
+            } else {
+                (threads * 4).next_power_of_two().min(MAX_PARTITIONS)
+            };
+            let pairs = self.aggs.iter().any(AggSpec::is_distinct);
+            combine(partials, partitions, pairs, &|| self.new_partial(&state))?
+        };
+        let mut out = Vec::new();
+        for f in finished {
+            let batch = self.output(f)?;
+            let rows = batch.num_rows();
+            let mut offset = 0;
+            while offset < rows {
+                let len = batch_size.min(rows - offset);
+                out.push(batch.slice(offset, len));
+                offset += len;
+            }
+        }
+        Ok(out)
+    }
+
+    /// An empty partial aggregate: a group table and fresh accumulators.
+    fn new_partial(&self, state: &RandomState) -> Result<Partial> {
+        Ok(Partial {
+            table: GroupTable::new(&self.key_types, state.clone())?,
+            accs: self
+                .aggs
+                .iter()
+                .map(AggSpec::accumulator)
+                .collect::<Result<_>>()?,
+        })
+    }
+
+    /// The sink phase: one worker's chunk into a partial aggregate.
+    fn sink(&self, chunk: &[RecordBatch], state: &RandomState) -> Result<Partial> {
+        let mut partial = self.new_partial(state)?;
+        let mut ids = Vec::new();
+        let mut kept_ids = Vec::new();
+        let global = self.groups.is_empty();
+        for batch in chunk {
+            let rows = batch.num_rows();
+            if rows == 0 {
+                continue;
+            }
+            if !global {
+                let keys = self.keys(batch)?;
+                partial.table.intern(&keys, rows, &mut ids)?;
+            }
+            let n = partial.table.num_groups();
+            for (spec, acc) in self.aggs.iter().zip(&mut partial.accs) {
+                let Some(keep) = spec.selection(batch)? else {
+                    let values = spec.values(batch)?;
+                    if global {
+                        acc.update_all(values.as_ref(), rows)?;
+                    } else {
+                        acc.update(&ids, values.as_ref(), n)?;
+                    }
+                    continue;
+                };
+                // FILTER (WHERE ...): the argument is evaluated on the kept
+                // rows only (a filter may guard it, as in `1 / x`)
+                let kept =
+                    arrow_select::filter::filter_record_batch(batch, &keep).map_err(|e| {
+                        ExecError::arrow(format!("aggregate `{}` (FILTER)", spec.name()), e)
+                    })?;
+                let values = spec.values(&kept)?;
+                if global {
+                    acc.update_all(values.as_ref(), kept.num_rows())?;
+                } else {
+                    kept_ids.clear();
+                    kept_ids.extend(
+                        ids.iter()
+                            .zip(keep.values().iter())
+                            .filter_map(|(&g, k)| k.then_some(g)),
+                    );
+                    acc.update(&kept_ids, values.as_ref(), n)?;
+                }
+            }
+        }
+        Ok(partial)
+    }
+
+    /// The group key columns of `batch`, as the output schema's types.
+    fn keys(&self, batch: &RecordBatch) -> Result<Vec<ArrayRef>> {
+        self.groups
+            .iter()
+            .zip(&self.key_types)
+            .map(|(g, t)| {
+                let key = g.evaluate(batch)?;
+                if key.data_type() == t {
+                    return Ok(key);
+                }
+                cast(&key, t).map_err(|e| ExecError::arrow(format!("GROUP BY {g}"), e))
+            })
+            .collect()
+    }
+
+    /// The finalize phase's last step: a batch of the output schema.
+    fn output(&self, f: Finished) -> Result<RecordBatch> {
+        let mut columns = f.keys;
+        for (spec, array) in self.aggs.iter().zip(f.aggs) {
+            columns.push(spec.finish(array)?);
+        }
+        RecordBatch::try_new(self.schema.clone(), columns)
+            .map_err(|e| ExecError::arrow("aggregate (output batch)", e))
+    }
+}
+
+/// Column `i` of `schema` as `qualifier.name` (or `name`).
+fn qualified_name(schema: &DFSchema, i: usize) -> String {
+    let (qualifier, field) = schema.qualified_field(i);
+    match qualifier {
+        Some(q) => format!("{q}.{}", field.name()),
+        None => field.name().clone(),
+    }
+}
+
+/// `input` split into at most `max_chunks` chunks of about equal rows (at
+/// least [`MIN_CHUNK_ROWS`] each, batches sliced where needed); one empty
+/// chunk for an empty input.
+fn split_rows(input: &[RecordBatch], max_chunks: usize) -> Vec<Vec<RecordBatch>> {
+    let rows: usize = input.iter().map(RecordBatch::num_rows).sum();
+    let n = (rows / MIN_CHUNK_ROWS).clamp(1, max_chunks.max(1));
+    let target = rows.div_ceil(n).max(1);
+    let mut chunks = Vec::with_capacity(n);
+    let mut current = Vec::new();
+    let mut current_rows = 0;
+    for batch in input {
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            let len = (target - current_rows).min(batch.num_rows() - offset);
+            current.push(batch.slice(offset, len));
+            offset += len;
+            current_rows += len;
+            if current_rows == target {
+                chunks.push(std::mem::take(&mut current));
+                current_rows = 0;
+            }
+        }
+    }
+    if !current.is_empty() || chunks.is_empty() {
+        chunks.push(current);
+    }
+    chunks
+}

@@ -1,0 +1,396 @@
+//! Accumulators: one aggregate's running state for every group, held in
+//! vectors indexed by group id.
+//!
+//! An accumulator goes through the phases of the aggregation
+//! ([`super`](crate::exec::HashAggregate)):
+//!
+//! ```text
+//!  sink      update(groups, values)   per batch, groups[i] = row i's group
+//!            update_all(values)       per batch without GROUP BY: one group,
+//!                                     Arrow's aggregate kernels over the array
+//!  combine   state()                  the partial state as arrays, one row a group
+//!            merge(selection, state)  another partial's state, regrouped
+//!  finalize  finish()                 the output column, one row a group
+//! ```
+//!
+//! Values arrive already cast to the accumulator's input type and already
+//! filtered (`FILTER (WHERE ...)`); `None` values mean `count(*)`. The hot
+//! loops are one per batch and accumulator, over plain slices: no dynamic
+//! dispatch and no `ScalarValue` per row.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Decimal128Type, Float64Type, Int64Type};
+use arrow_array::{
+    Array, ArrayRef, ArrowNativeTypeOp, ArrowPrimitiveType, Int64Array, PrimitiveArray, UInt32Array,
+};
+use arrow_buffer::{NullBuffer, ScalarBuffer};
+use arrow_schema::{ArrowError, DataType};
+
+use crate::exec::error::{ExecError, Result};
+use crate::expr::ExprError;
+
+/// Which rows of another partial aggregate's state belong to the partition
+/// being combined, and the groups they map to there.
+#[derive(Debug)]
+pub(super) struct Selection<'a> {
+    /// The selected rows (groups) of the other partial's state.
+    pub indices: &'a UInt32Array,
+    /// The combined group of each selected row (aligned with `indices`).
+    pub groups: &'a [u32],
+    /// The combined group of every row of the other partial's state,
+    /// `u32::MAX` for rows outside the partition (empty unless some
+    /// accumulator needs it: DISTINCT).
+    pub local_to_global: &'a [u32],
+}
+
+/// One aggregate's state for every group; see the module docs.
+pub(super) trait Accumulator: Send {
+    /// Adds a batch's values: row `i` belongs to group `groups[i]`, and
+    /// there are `num_groups` groups (some of them new).
+    fn update(
+        &mut self,
+        groups: &[u32],
+        values: Option<&ArrayRef>,
+        num_groups: usize,
+    ) -> Result<()>;
+
+    /// Adds a batch's `rows` rows to the single group of an aggregate
+    /// without GROUP BY.
+    fn update_all(&mut self, values: Option<&ArrayRef>, rows: usize) -> Result<()>;
+
+    /// The partial state of `num_groups` groups, as arrays.
+    fn state(&mut self, num_groups: usize) -> Result<Vec<ArrayRef>>;
+
+    /// Merges states already taken at the selected rows: row `i` of `state`
+    /// goes to group `groups[i]`.
+    fn merge_rows(&mut self, groups: &[u32], state: &[ArrayRef], num_groups: usize) -> Result<()>;
+
+    /// Merges the selected rows of another partial's state.
+    fn merge(&mut self, sel: &Selection<'_>, state: &[ArrayRef], num_groups: usize) -> Result<()> {
+        let taken = state
+            .iter()
+            .map(|s| arrow_select::take::take(s.as_ref(), sel.indices, None))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ExecError::arrow("aggregate (combine)", e))?;
+        self.merge_rows(sel.groups, &taken, num_groups)
+    }
+
+    /// The output column of `num_groups` groups.
+    fn finish(&mut self, num_groups: usize) -> Result<ArrayRef>;
+
+    /// Whether [`Accumulator::state`] is not one row per group but pairs
+    /// whose first column (UInt32) is the group: DISTINCT.
+    fn state_is_pairs(&self) -> bool {
+        false
+    }
+}
+
+/// The overflow error of aggregate `name`.
+pub(super) fn overflow(name: &str, detail: impl fmt::Display) -> ExecError {
+    ExecError::Expr(ExprError::Overflow {
+        expr: name.to_string(),
+        detail: detail.to_string(),
+    })
+}
+
+/// `values` as a `PrimitiveArray<T>`; a mismatch is a bug in the caller.
+pub(super) fn primitive<'a, T: ArrowPrimitiveType>(
+    name: &str,
+    values: &'a ArrayRef,
+) -> Result<&'a PrimitiveArray<T>> {
+    values.as_primitive_opt::<T>().ok_or_else(|| {
+        ExecError::arrow(
+            format!("aggregate `{name}`"),
+            ArrowError::InvalidArgumentError(format!(
+                "internal: expected {} values, got {}",
+                T::DATA_TYPE,
+                values.data_type()
+            )),
+        )
+    })
+}
+
+/// `count(*)` and `count(x)`: rows, or non-NULL values, per group.
+#[derive(Debug, Default)]
+pub(super) struct CountAcc {
+    counts: Vec<i64>,
+}
+
+impl CountAcc {
+    pub(super) fn new() -> Self {
+        CountAcc::default()
+    }
+
+    fn counts(&mut self, num_groups: usize) -> Vec<i64> {
+        self.counts.resize(num_groups, 0);
+        std::mem::take(&mut self.counts)
+    }
+}
+
+impl Accumulator for CountAcc {
+    fn update(&mut self, groups: &[u32], values: Option<&ArrayRef>, n: usize) -> Result<()> {
+        self.counts.resize(n, 0);
+        let nulls = values.and_then(|v| v.logical_nulls());
+        match nulls.filter(|n| n.null_count() > 0) {
+            None => groups.iter().for_each(|&g| self.counts[g as usize] += 1),
+            Some(nulls) => groups
+                .iter()
+                .zip(nulls.iter())
+                .for_each(|(&g, valid)| self.counts[g as usize] += i64::from(valid)),
+        }
+        Ok(())
+    }
+
+    fn update_all(&mut self, values: Option<&ArrayRef>, rows: usize) -> Result<()> {
+        self.counts.resize(1, 0);
+        let n = values.map_or(rows, |v| v.len() - v.logical_null_count());
+        self.counts[0] += n as i64;
+        Ok(())
+    }
+
+    fn state(&mut self, n: usize) -> Result<Vec<ArrayRef>> {
+        Ok(vec![self.finish(n)?])
+    }
+
+    fn merge_rows(&mut self, groups: &[u32], state: &[ArrayRef], n: usize) -> Result<()> {
+        self.counts.resize(n, 0);
+        let counts = primitive::<Int64Type>("count", &state[0])?;
+        for (&g, &c) in groups.iter().zip(counts.values().iter()) {
+            self.counts[g as usize] += c;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, n: usize) -> Result<ArrayRef> {
+        Ok(Arc::new(Int64Array::from(self.counts(n))))
+    }
+}
+
+/// `sum(x)` in `T` (Int64, UInt64, Float64 or Decimal128): integer and
+/// decimal overflow is an error; no non-NULL value is NULL.
+pub(super) struct SumAcc<T: ArrowPrimitiveType> {
+    name: Arc<str>,
+    /// The type of the sums (a decimal's precision and scale).
+    data_type: DataType,
+    sums: Vec<T::Native>,
+    seen: Vec<bool>,
+}
+
+impl<T: ArrowPrimitiveType> SumAcc<T> {
+    pub(super) fn new(name: Arc<str>, data_type: DataType) -> Self {
+        SumAcc {
+            name,
+            data_type,
+            sums: Vec::new(),
+            seen: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, groups: &[u32], values: &ArrayRef, n: usize) -> Result<()> {
+        let values = primitive::<T>(&self.name, values)?;
+        self.sums.resize(n, T::Native::ZERO);
+        self.seen.resize(n, false);
+        let (sums, seen) = (&mut self.sums, &mut self.seen);
+        let mut add = |g: u32, v: T::Native| -> std::result::Result<(), ArrowError> {
+            let g = g as usize;
+            sums[g] = sums[g].add_checked(v)?;
+            seen[g] = true;
+            Ok(())
+        };
+        let result = match values.nulls().filter(|n| n.null_count() > 0) {
+            None => groups
+                .iter()
+                .zip(values.values().iter())
+                .try_for_each(|(&g, &v)| add(g, v)),
+            Some(nulls) => groups
+                .iter()
+                .zip(values.values().iter())
+                .zip(nulls.iter())
+                .try_for_each(|((&g, &v), valid)| if valid { add(g, v) } else { Ok(()) }),
+        };
+        result.map_err(|e| self.overflow(e))
+    }
+
+    fn overflow(&self, e: ArrowError) -> ExecError {
+        overflow(
+            &self.name,
+            format!("{e}: the sum does not fit {}", self.data_type),
+        )
+    }
+
+    /// The sums of `n` groups, NULL where no value was added.
+    fn array(&mut self, n: usize) -> PrimitiveArray<T> {
+        self.sums.resize(n, T::Native::ZERO);
+        self.seen.resize(n, false);
+        let seen = std::mem::take(&mut self.seen);
+        let nulls = Some(NullBuffer::from(seen)).filter(|n| n.null_count() > 0);
+        let sums = ScalarBuffer::from(std::mem::take(&mut self.sums));
+        PrimitiveArray::<T>::new(sums, nulls).with_data_type(self.data_type.clone())
+    }
+}
+
+impl<T: ArrowPrimitiveType> Accumulator for SumAcc<T> {
+    fn update(&mut self, groups: &[u32], values: Option<&ArrayRef>, n: usize) -> Result<()> {
+        match values {
+            Some(v) => self.add(groups, v, n),
+            None => Ok(()),
+        }
+    }
+
+    fn update_all(&mut self, values: Option<&ArrayRef>, _rows: usize) -> Result<()> {
+        let Some(values) = values else { return Ok(()) };
+        let values = primitive::<T>(&self.name, values)?;
+        self.sums.resize(1, T::Native::ZERO);
+        self.seen.resize(1, false);
+        let batch_sum =
+            arrow_arith::aggregate::sum_checked(values).map_err(|e| self.overflow(e))?;
+        if let Some(s) = batch_sum {
+            self.sums[0] = self.sums[0].add_checked(s).map_err(|e| self.overflow(e))?;
+            self.seen[0] = true;
+        }
+        Ok(())
+    }
+
+    fn state(&mut self, n: usize) -> Result<Vec<ArrayRef>> {
+        Ok(vec![Arc::new(self.array(n))])
+    }
+
+    fn merge_rows(&mut self, groups: &[u32], state: &[ArrayRef], n: usize) -> Result<()> {
+        self.add(groups, &state[0], n)
+    }
+
+    fn finish(&mut self, n: usize) -> Result<ArrayRef> {
+        Ok(Arc::new(self.array(n)))
+    }
+}
+
+/// How an average is computed from a sum of type `Self` and a count.
+pub(super) trait Average: ArrowPrimitiveType + Sized {
+    /// The averages, NULL where the count is 0.
+    fn average(
+        name: &str,
+        sums: &PrimitiveArray<Self>,
+        counts: &[i64],
+        out: &DataType,
+    ) -> Result<ArrayRef>;
+}
+
+impl Average for Float64Type {
+    fn average(
+        _: &str,
+        sums: &PrimitiveArray<Self>,
+        counts: &[i64],
+        _: &DataType,
+    ) -> Result<ArrayRef> {
+        let avg: Vec<f64> = sums
+            .values()
+            .iter()
+            .zip(counts)
+            .map(|(&s, &c)| if c == 0 { 0.0 } else { s / c as f64 })
+            .collect();
+        let nulls = NullBuffer::from(counts.iter().map(|&c| c > 0).collect::<Vec<_>>());
+        let nulls = Some(nulls).filter(|n| n.null_count() > 0);
+        Ok(Arc::new(PrimitiveArray::<Float64Type>::new(
+            avg.into(),
+            nulls,
+        )))
+    }
+}
+
+impl Average for Decimal128Type {
+    /// DataFusion's decimal average: the sum rescaled to the output scale,
+    /// divided by the count truncating toward zero, then checked against
+    /// the output precision. `out` is the Decimal128 output type.
+    fn average(
+        name: &str,
+        sums: &PrimitiveArray<Self>,
+        counts: &[i64],
+        out: &DataType,
+    ) -> Result<ArrayRef> {
+        let (DataType::Decimal128(_, in_scale), DataType::Decimal128(precision, scale)) =
+            (sums.data_type(), out)
+        else {
+            return Err(ExecError::arrow(
+                format!("aggregate `{name}`"),
+                ArrowError::InvalidArgumentError(format!(
+                    "internal: decimal average from {} to {out}",
+                    sums.data_type()
+                )),
+            ));
+        };
+        let shift = u32::try_from(i32::from(*scale) - i32::from(*in_scale)).unwrap_or(0);
+        let mul = 10_i128.pow(shift);
+        let max = 10_i128.pow(u32::from(*precision)) - 1;
+        let too_large = |v: i128| overflow(name, format!("the average {v} does not fit {out}"));
+        let mut avg = Vec::with_capacity(counts.len());
+        for (&s, &c) in sums.values().iter().zip(counts) {
+            if c == 0 {
+                avg.push(0);
+                continue;
+            }
+            let v = s.checked_mul(mul).ok_or_else(|| too_large(s))? / i128::from(c);
+            if v.unsigned_abs() > max.unsigned_abs() {
+                return Err(too_large(v));
+            }
+            avg.push(v);
+        }
+        let nulls = NullBuffer::from(counts.iter().map(|&c| c > 0).collect::<Vec<_>>());
+        let nulls = Some(nulls).filter(|n| n.null_count() > 0);
+        let avg =
+            PrimitiveArray::<Decimal128Type>::new(avg.into(), nulls).with_data_type(out.clone());
+        Ok(Arc::new(avg))
+    }
+}
+
+/// `avg(x)`: a sum in `T` (Float64 or Decimal128) and a count.
+pub(super) struct AvgAcc<T: ArrowPrimitiveType> {
+    name: Arc<str>,
+    sum: SumAcc<T>,
+    count: CountAcc,
+    /// The type of the averages.
+    out: DataType,
+}
+
+impl<T: ArrowPrimitiveType> AvgAcc<T> {
+    /// An average of values of `input` type into `out`.
+    pub(super) fn new(name: Arc<str>, input: DataType, out: DataType) -> Self {
+        AvgAcc {
+            sum: SumAcc::new(Arc::clone(&name), input),
+            name,
+            count: CountAcc::new(),
+            out,
+        }
+    }
+}
+
+impl<T: Average> Accumulator for AvgAcc<T> {
+    fn update(&mut self, groups: &[u32], values: Option<&ArrayRef>, n: usize) -> Result<()> {
+        self.sum.update(groups, values, n)?;
+        self.count.update(groups, values, n)
+    }
+
+    fn update_all(&mut self, values: Option<&ArrayRef>, rows: usize) -> Result<()> {
+        self.sum.update_all(values, rows)?;
+        self.count.update_all(values, rows)
+    }
+
+    fn state(&mut self, n: usize) -> Result<Vec<ArrayRef>> {
+        let mut state = self.sum.state(n)?;
+        state.extend(self.count.state(n)?);
+        Ok(state)
+    }
+
+    fn merge_rows(&mut self, groups: &[u32], state: &[ArrayRef], n: usize) -> Result<()> {
+        self.sum.merge_rows(groups, &state[..1], n)?;
+        self.count.merge_rows(groups, &state[1..], n)
+    }
+
+    fn finish(&mut self, n: usize) -> Result<ArrayRef> {
+        let sums = self.sum.array(n);
+        let counts = self.count.counts(n);
+        T::average(&self.name, &sums, &counts, &self.out)
+    }
+}

@@ -1,0 +1,417 @@
+//! Group keys to dense group ids: the grouping hash table.
+//!
+//! ```text
+//!  key columns of a batch ──► one key per row ──► group id: u32, dense, numbered
+//!                                                  in order of first appearance
+//!
+//!  Global  no GROUP BY: every row is group 0 (the table has one group even
+//!          before the first row: SQL's one row over an empty input)
+//!  Word    one fixed-width column of 1, 2, 4 or 8 bytes:
+//!          HashMap<bits of the value (zero-extended to u64), group id>,
+//!          NULL a group of its own outside the map
+//!  Rows    anything else (several columns, strings, decimals, booleans):
+//!          arrow-row encoded keys; a HashTable of group ids, each group's
+//!          key bytes at bytes[offsets[g]..offsets[g + 1]] and its hash at
+//!          hashes[g], so the table stores 4 bytes a slot and no key copies
+//! ```
+//!
+//! The key *values* of the groups are the key columns `take`n at the rows
+//! that created groups, one small piece per batch, in group id order: the
+//! output key columns are one `concat`, with no decoding and for any type.
+//!
+//! Floats are canonicalized before they are hashed (`-0.0` becomes `0.0`,
+//! every NaN the same NaN), so `0.0` and `-0.0` are one group and so are all
+//! NaNs, as in PostgreSQL and DuckDB.
+//!
+//! Every group also has a *partition hash* ([`GroupTable::partition_hashes`])
+//! that depends only on its key and the table's `RandomState`: tables built
+//! with clones of one state agree on it, which is what lets the combine step
+//! split the groups of several partial aggregates into disjoint partitions.
+
+use std::collections::HashMap;
+
+use ahash::RandomState;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float16Type, Float32Type, Float64Type};
+use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, UInt32Array, new_empty_array};
+use arrow_buffer::{NullBuffer, ScalarBuffer};
+use arrow_row::{RowConverter, SortField};
+use arrow_schema::DataType;
+use hashbrown::HashTable;
+
+use crate::exec::error::{ExecError, Result};
+
+/// Arrow's half-precision float (the `half` crate's, not a dependency).
+type F16 = <Float16Type as ArrowPrimitiveType>::Native;
+
+/// Partition hash of the NULL group of a one-column fixed-width key (any
+/// constant: it only has to be the same in every table).
+const NULL_HASH: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Group keys to dense group ids; see the module docs.
+#[derive(Debug)]
+pub(super) struct GroupTable {
+    kind: Kind,
+    state: RandomState,
+    /// The key columns' types (after float canonicalization: unchanged).
+    types: Vec<DataType>,
+    num_groups: usize,
+    /// Per batch that created groups: the key columns at those rows.
+    parts: Vec<Vec<ArrayRef>>,
+    /// Reused: rows of the current batch that created a group.
+    new_rows: Vec<u32>,
+}
+
+#[derive(Debug)]
+enum Kind {
+    Global,
+    Word(WordTable),
+    Rows(RowTable),
+}
+
+impl GroupTable {
+    /// A table for keys of `types` (none: the global aggregate's one group).
+    ///
+    /// # Errors
+    ///
+    /// Key types arrow-row cannot encode (it encodes every type SQL
+    /// produces; unions and the like are the exception).
+    pub(super) fn new(types: &[DataType], state: RandomState) -> Result<Self> {
+        let kind = match types {
+            [] => Kind::Global,
+            [t] if word_width(t).is_some() => Kind::Word(WordTable {
+                width: word_width(t).unwrap_or(8),
+                map: HashMap::with_hasher(state.clone()),
+                null_group: None,
+                words: Vec::new(),
+            }),
+            _ => {
+                let fields = types.iter().map(|t| SortField::new(t.clone())).collect();
+                let converter = RowConverter::new(fields).map_err(|e| {
+                    ExecError::Unsupported(format!(
+                        "GROUP BY / DISTINCT over the types {types:?}: {e}"
+                    ))
+                })?;
+                Kind::Rows(RowTable {
+                    converter,
+                    table: HashTable::new(),
+                    hashes: Vec::new(),
+                    bytes: Vec::new(),
+                    offsets: vec![0],
+                })
+            }
+        };
+        let num_groups = usize::from(matches!(kind, Kind::Global));
+        Ok(GroupTable {
+            kind,
+            state,
+            types: types.to_vec(),
+            num_groups,
+            parts: Vec::new(),
+            new_rows: Vec::new(),
+        })
+    }
+
+    /// Number of groups so far.
+    pub(super) fn num_groups(&self) -> usize {
+        self.num_groups
+    }
+
+    /// Replaces `ids` by the group id of each of the `rows` rows of `keys`
+    /// (one array per key column), creating groups for new keys.
+    ///
+    /// # Errors
+    ///
+    /// More than `u32::MAX` groups, or an Arrow failure encoding the keys.
+    pub(super) fn intern(
+        &mut self,
+        keys: &[ArrayRef],
+        rows: usize,
+        ids: &mut Vec<u32>,
+    ) -> Result<()> {
+        ids.clear();
+        ids.reserve(rows);
+        self.new_rows.clear();
+        let keys: Vec<ArrayRef> = keys.iter().map(canonical_floats).collect();
+        let mut next = self.num_groups;
+        match &mut self.kind {
+            Kind::Global => {
+                ids.resize(rows, 0);
+                return Ok(());
+            }
+            Kind::Word(t) => t.intern(&keys[0], &mut next, ids, &mut self.new_rows)?,
+            Kind::Rows(t) => t.intern(&keys, &self.state, &mut next, ids, &mut self.new_rows)?,
+        }
+        self.num_groups = next;
+        if !self.new_rows.is_empty() {
+            let at = UInt32Array::from(std::mem::take(&mut self.new_rows));
+            let part = keys
+                .iter()
+                .map(|k| arrow_select::take::take(k.as_ref(), &at, None))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| ExecError::arrow("aggregate (group keys)", e))?;
+            self.parts.push(part);
+        }
+        Ok(())
+    }
+
+    /// For every group, a hash of its key that is the same in every table
+    /// built with a clone of this table's `RandomState`.
+    pub(super) fn partition_hashes(&self) -> Vec<u64> {
+        match &self.kind {
+            Kind::Global => vec![0; self.num_groups],
+            Kind::Word(t) => (0..self.num_groups)
+                .map(|g| match t.null_group {
+                    Some(n) if n as usize == g => NULL_HASH,
+                    _ => self.state.hash_one(t.words[g]),
+                })
+                .collect(),
+            Kind::Rows(t) => t.hashes.clone(),
+        }
+    }
+
+    /// The key columns of the groups, in group id order (no columns for the
+    /// global aggregate). Leaves the table without its key values.
+    ///
+    /// # Errors
+    ///
+    /// An Arrow failure concatenating the pieces.
+    pub(super) fn take_keys(&mut self) -> Result<Vec<ArrayRef>> {
+        let parts = std::mem::take(&mut self.parts);
+        self.types
+            .iter()
+            .enumerate()
+            .map(|(c, t)| {
+                let pieces: Vec<&dyn Array> = parts.iter().map(|p| p[c].as_ref()).collect();
+                match pieces.len() {
+                    0 => Ok(new_empty_array(t)),
+                    1 => Ok(parts[0][c].clone()),
+                    _ => arrow_select::concat::concat(&pieces)
+                        .map_err(|e| ExecError::arrow("aggregate (group keys)", e)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// One fixed-width key column.
+#[derive(Debug)]
+struct WordTable {
+    /// Bytes a value: 1, 2, 4 or 8.
+    width: usize,
+    map: HashMap<u64, u32, RandomState>,
+    null_group: Option<u32>,
+    /// Each group's key bits (0 for the NULL group).
+    words: Vec<u64>,
+}
+
+impl WordTable {
+    fn intern(
+        &mut self,
+        key: &ArrayRef,
+        next: &mut usize,
+        ids: &mut Vec<u32>,
+        new_rows: &mut Vec<u32>,
+    ) -> Result<()> {
+        let data = key.to_data();
+        let (buffer, offset, len) = (data.buffers()[0].clone(), data.offset(), data.len());
+        let nulls = key.logical_nulls();
+        let nulls = nulls.as_ref().filter(|n| n.null_count() > 0);
+        match self.width {
+            1 => self.intern_values(
+                &ScalarBuffer::<u8>::new(buffer, offset, len),
+                nulls,
+                next,
+                ids,
+                new_rows,
+            ),
+            2 => self.intern_values(
+                &ScalarBuffer::<u16>::new(buffer, offset, len),
+                nulls,
+                next,
+                ids,
+                new_rows,
+            ),
+            4 => self.intern_values(
+                &ScalarBuffer::<u32>::new(buffer, offset, len),
+                nulls,
+                next,
+                ids,
+                new_rows,
+            ),
+            _ => self.intern_values(
+                &ScalarBuffer::<u64>::new(buffer, offset, len),
+                nulls,
+                next,
+                ids,
+                new_rows,
+            ),
+        }
+    }
+
+    fn intern_values<W: Copy + Into<u64>>(
+        &mut self,
+        values: &[W],
+        nulls: Option<&NullBuffer>,
+        next: &mut usize,
+        ids: &mut Vec<u32>,
+        new_rows: &mut Vec<u32>,
+    ) -> Result<()> {
+        for (i, &v) in values.iter().enumerate() {
+            let id = if nulls.is_some_and(|n| n.is_null(i)) {
+                match self.null_group {
+                    Some(g) => g,
+                    None => {
+                        let g = new_group(next, i, new_rows)?;
+                        self.words.push(0);
+                        self.null_group = Some(g);
+                        g
+                    }
+                }
+            } else {
+                let w: u64 = v.into();
+                match self.map.get(&w) {
+                    Some(&g) => g,
+                    None => {
+                        let g = new_group(next, i, new_rows)?;
+                        self.words.push(w);
+                        self.map.insert(w, g);
+                        g
+                    }
+                }
+            };
+            ids.push(id);
+        }
+        Ok(())
+    }
+}
+
+/// Keys encoded by arrow-row.
+struct RowTable {
+    converter: RowConverter,
+    table: HashTable<u32>,
+    hashes: Vec<u64>,
+    bytes: Vec<u8>,
+    offsets: Vec<usize>,
+}
+
+impl std::fmt::Debug for RowTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RowTable")
+            .field("groups", &self.hashes.len())
+            .field("key_bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl RowTable {
+    fn intern(
+        &mut self,
+        keys: &[ArrayRef],
+        state: &RandomState,
+        next: &mut usize,
+        ids: &mut Vec<u32>,
+        new_rows: &mut Vec<u32>,
+    ) -> Result<()> {
+        let rows = self
+            .converter
+            .convert_columns(keys)
+            .map_err(|e| ExecError::arrow("aggregate (encoding group keys)", e))?;
+        let RowTable {
+            table,
+            hashes,
+            bytes,
+            offsets,
+            ..
+        } = self;
+        for (i, row) in rows.iter().enumerate() {
+            let key: &[u8] = row.as_ref();
+            let hash = state.hash_one(key);
+            let found = table.find(hash, |&g| {
+                let g = g as usize;
+                hashes[g] == hash && &bytes[offsets[g]..offsets[g + 1]] == key
+            });
+            let id = match found {
+                Some(&g) => g,
+                None => {
+                    let g = new_group(next, i, new_rows)?;
+                    bytes.extend_from_slice(key);
+                    offsets.push(bytes.len());
+                    hashes.push(hash);
+                    table.insert_unique(hash, g, |&g| hashes[g as usize]);
+                    g
+                }
+            };
+            ids.push(id);
+        }
+        Ok(())
+    }
+}
+
+/// The next group id, created at row `row` of the batch.
+fn new_group(next: &mut usize, row: usize, new_rows: &mut Vec<u32>) -> Result<u32> {
+    let g = u32::try_from(*next)
+        .ok()
+        .filter(|&g| g < u32::MAX)
+        .ok_or_else(|| {
+            ExecError::Unsupported(
+                "more than 4 294 967 294 groups in one aggregation; add a GROUP BY column \
+                 with fewer values or aggregate in several queries"
+                    .into(),
+            )
+        })?;
+    *next += 1;
+    // Batches hold fewer than 2^32 rows (group ids would overflow first).
+    new_rows.push(row as u32);
+    Ok(g)
+}
+
+/// Bytes a value of `t` when it can be hashed as one word, else `None`.
+fn word_width(t: &DataType) -> Option<usize> {
+    if !t.is_primitive() {
+        return None;
+    }
+    t.primitive_width().filter(|w| matches!(w, 1 | 2 | 4 | 8))
+}
+
+/// `col` with `-0.0` as `0.0` and every NaN the same NaN, for float types;
+/// other columns as they are.
+pub(super) fn canonical_floats(col: &ArrayRef) -> ArrayRef {
+    use std::sync::Arc;
+    match col.data_type() {
+        DataType::Float64 => Arc::new(col.as_primitive::<Float64Type>().unary::<_, Float64Type>(
+            |v| {
+                if v == 0.0 {
+                    0.0
+                } else if v.is_nan() {
+                    f64::NAN
+                } else {
+                    v
+                }
+            },
+        )),
+        DataType::Float32 => Arc::new(col.as_primitive::<Float32Type>().unary::<_, Float32Type>(
+            |v| {
+                if v == 0.0 {
+                    0.0
+                } else if v.is_nan() {
+                    f32::NAN
+                } else {
+                    v
+                }
+            },
+        )),
+        DataType::Float16 => Arc::new(col.as_primitive::<Float16Type>().unary::<_, Float16Type>(
+            |v| {
+                if v == F16::ZERO {
+                    F16::ZERO
+                } else if v.is_nan() {
+                    F16::NAN
+                } else {
+                    v
+                }
+            },
+        )),
+        _ => Arc::clone(col),
+    }
+}

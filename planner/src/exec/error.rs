@@ -1,0 +1,49 @@
+//! The error type of lowering and running a plan.
+
+use crate::expr::ExprError;
+use crate::kernels::KernelError;
+
+/// Everything lowering a logical plan to operators, or running them, can
+/// fail with. Every message says what was wrong and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// A plan node, expression or aggregate tenon does not run (yet).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// An expression failed to compile or evaluate.
+    #[error(transparent)]
+    Expr(#[from] ExprError),
+    /// A join kernel failed (memory budget, bad options).
+    #[error(transparent)]
+    Join(#[from] KernelError),
+    /// A table the plan scans has no data registered.
+    #[error("table `{0}` has no data registered: register it before running the query")]
+    MissingTable(String),
+    /// The memory limit was exceeded outside a join kernel.
+    #[error("memory limit exceeded: {0}; raise memory_limit or reduce the input")]
+    Memory(String),
+    /// The consumer of the results went away (a dropped stream).
+    #[error("the query was cancelled: its result stream was dropped")]
+    Cancelled,
+    /// An Arrow kernel failed.
+    #[error("arrow error in {context}: {source}")]
+    Arrow {
+        /// Which operator.
+        context: String,
+        /// The Arrow error.
+        source: arrow_schema::ArrowError,
+    },
+}
+
+impl ExecError {
+    /// Wraps an Arrow error with the operator it came from.
+    pub fn arrow(context: impl Into<String>, source: arrow_schema::ArrowError) -> Self {
+        ExecError::Arrow {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+/// Result of the executor.
+pub type Result<T, E = ExecError> = std::result::Result<T, E>;

@@ -1,0 +1,500 @@
+//! Lowering a planned query to a physical plan.
+//!
+//! One walk down the logical plan, carrying the set of columns the parent
+//! needs (projection pushdown: a scan reads only the columns some operator
+//! above it uses, a join outputs only the columns used above it). Each
+//! lowered node reports which of its logical node's columns it produces
+//! ([`Lowered::cols`], possibly more than were needed), and parents bind
+//! their expressions to those positions.
+//!
+//! Joins are built from the chooser's decision for their [`PlanPath`]:
+//! strategy, build side, and for NEST_LOOP the key equalities folded into
+//! the predicate (with range conditions pulled out for the sorted fast
+//! path).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, RecordBatchOptions};
+use arrow_schema::{Field, Schema, SchemaRef};
+use datafusion_common::DFSchema;
+use datafusion_expr::LogicalPlan;
+use datafusion_expr::logical_plan::{Distinct, FetchType, Limit, SkipType, TableScan};
+
+use crate::choose::{JoinPlan, PlannedJoin};
+use crate::config::Config;
+use crate::exec::plan::{Operator, PhysicalPlan};
+use crate::exec::source::Tables;
+use crate::exec::{ExecError, HashAggregate, Result, SortExec};
+use crate::expr::{PhysicalExpr, QueryContext};
+use crate::kernels::MemoryBudget;
+use crate::sql::PlanPath;
+
+mod join;
+
+/// A lowered node: the operator tree and which columns of the logical
+/// node it produces, in order.
+struct Lowered {
+    plan: PhysicalPlan,
+    cols: Vec<usize>,
+}
+
+impl Lowered {
+    /// Position of logical column `c` in the output, by a lookup table.
+    fn positions(&self, width: usize) -> Vec<usize> {
+        let mut pos = vec![usize::MAX; width];
+        for (j, &c) in self.cols.iter().enumerate() {
+            pos[c] = j;
+        }
+        pos
+    }
+}
+
+/// Binds `expr` (over the logical node's columns) to a lowered node's
+/// output positions.
+fn bind(expr: &PhysicalExpr, pos: &[usize]) -> PhysicalExpr {
+    expr.remap_columns(&|i| pos[i])
+}
+
+/// Lowers the planned query to a physical plan.
+///
+/// # Errors
+///
+/// [`ExecError::Unsupported`] for plan nodes and expressions tenon does not
+/// run, [`ExecError::MissingTable`], and expression compile errors.
+pub fn lower(
+    plan: &JoinPlan,
+    tables: &Tables,
+    config: &Config,
+    ctx: &QueryContext,
+) -> Result<PhysicalPlan> {
+    let decisions = plan.joins.iter().map(|j| (j.path.clone(), j)).collect();
+    let mut lowering = Lowering {
+        decisions,
+        tables,
+        config,
+        ctx,
+        budget: match config.memory_limit {
+            Some(limit) => MemoryBudget::new(usize::try_from(limit).unwrap_or(usize::MAX)),
+            None => MemoryBudget::unlimited(),
+        },
+    };
+    let root = &plan.query.plan;
+    let all: Vec<usize> = (0..root.schema().fields().len()).collect();
+    let lowered = lowering.lower(root, &mut Vec::new(), &all)?;
+    // The result has exactly the query's columns, in order.
+    let lowered = select(lowered, &all, root.schema())?;
+    Ok(lowered.plan)
+}
+
+struct Lowering<'a> {
+    decisions: HashMap<PlanPath, &'a PlannedJoin>,
+    tables: &'a Tables,
+    config: &'a Config,
+    ctx: &'a QueryContext,
+    budget: MemoryBudget,
+}
+
+/// Sorted, deduplicated union of column lists.
+fn union(mut a: Vec<usize>, b: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    a.extend(b);
+    a.sort_unstable();
+    a.dedup();
+    a
+}
+
+/// An Arrow schema of the given fields.
+fn schema_of(fields: Vec<Field>) -> SchemaRef {
+    Arc::new(Schema::new(fields))
+}
+
+/// A projection of `lowered` onto exactly the logical columns `want`, in
+/// that order (no operator when it already is).
+fn select(lowered: Lowered, want: &[usize], logical: &DFSchema) -> Result<Lowered> {
+    if lowered.cols == want {
+        return Ok(lowered);
+    }
+    let pos = lowered.positions(logical.fields().len());
+    let exprs: Vec<PhysicalExpr> = want
+        .iter()
+        .map(|&c| column_expr(&lowered.plan.schema, pos[c], logical.field(c).name()))
+        .collect();
+    let fields = want
+        .iter()
+        .map(|&c| lowered.plan.schema.field(pos[c]).clone())
+        .collect();
+    Ok(Lowered {
+        plan: PhysicalPlan::new(
+            Operator::Project {
+                input: Box::new(lowered.plan),
+                exprs,
+            },
+            schema_of(fields),
+        ),
+        cols: want.to_vec(),
+    })
+}
+
+/// A plain column reference to column `i` of a batch of `schema`.
+fn column_expr(schema: &SchemaRef, i: usize, name: &str) -> PhysicalExpr {
+    PhysicalExpr::column_ref(i, schema.field(i).data_type().clone(), name)
+}
+
+impl Lowering<'_> {
+    fn lower(
+        &mut self,
+        plan: &LogicalPlan,
+        path: &mut Vec<usize>,
+        need: &[usize],
+    ) -> Result<Lowered> {
+        match plan {
+            LogicalPlan::TableScan(scan) => self.scan(scan, need),
+            LogicalPlan::SubqueryAlias(alias) => {
+                let mut lowered = self.child(&alias.input, path, 0, need)?;
+                if let Operator::Scan { alias: a, .. } = &mut lowered.plan.operator {
+                    *a = Some(alias.alias.to_string());
+                }
+                Ok(lowered)
+            }
+            LogicalPlan::Filter(filter) => {
+                let input_schema = filter.input.schema();
+                let predicate = PhysicalExpr::compile(&filter.predicate, input_schema, self.ctx)?;
+                let child_need = union(need.to_vec(), predicate.columns());
+                let child = self.child(&filter.input, path, 0, &child_need)?;
+                let pos = child.positions(input_schema.fields().len());
+                let predicate = bind(&predicate, &pos);
+                let keep: Vec<usize> = need.iter().map(|&c| pos[c]).collect();
+                let fields = keep
+                    .iter()
+                    .map(|&i| child.plan.schema.field(i).clone())
+                    .collect();
+                Ok(Lowered {
+                    plan: PhysicalPlan::new(
+                        Operator::Filter {
+                            input: Box::new(child.plan),
+                            predicate,
+                            keep,
+                        },
+                        schema_of(fields),
+                    ),
+                    cols: need.to_vec(),
+                })
+            }
+            LogicalPlan::Projection(projection) => {
+                let input_schema = projection.input.schema();
+                let mut exprs = Vec::with_capacity(need.len());
+                for &c in need {
+                    exprs.push(PhysicalExpr::compile(
+                        &projection.expr[c],
+                        input_schema,
+                        self.ctx,
+                    )?);
+                }
+                let child_need = exprs
+                    .iter()
+                    .fold(Vec::new(), |acc, e| union(acc, e.columns()));
+                let child = self.child(&projection.input, path, 0, &child_need)?;
+                let pos = child.positions(input_schema.fields().len());
+                let exprs: Vec<PhysicalExpr> = exprs.iter().map(|e| bind(e, &pos)).collect();
+                let fields = need
+                    .iter()
+                    .zip(&exprs)
+                    .map(|(&c, e)| {
+                        let name = projection.schema.field(c).name();
+                        match e.as_column() {
+                            Some(i) => child.plan.schema.field(i).clone().with_name(name),
+                            None => Field::new(name, e.data_type().clone(), true),
+                        }
+                    })
+                    .collect();
+                Ok(Lowered {
+                    plan: PhysicalPlan::new(
+                        Operator::Project {
+                            input: Box::new(child.plan),
+                            exprs,
+                        },
+                        schema_of(fields),
+                    ),
+                    cols: need.to_vec(),
+                })
+            }
+            LogicalPlan::Join(join) => self.join(join, path, need),
+            LogicalPlan::Aggregate(agg) => {
+                let mut aggregate = HashAggregate::try_new(agg, self.ctx)?;
+                let input_schema = agg.input.schema();
+                let child = self.child(&agg.input, path, 0, &aggregate.columns())?;
+                let pos = child.positions(input_schema.fields().len());
+                aggregate.remap_columns(&|i| pos[i]);
+                let schema = aggregate.schema().clone();
+                Ok(Lowered {
+                    plan: PhysicalPlan::new(
+                        Operator::Aggregate {
+                            input: Box::new(child.plan),
+                            aggregate: Box::new(aggregate),
+                        },
+                        schema,
+                    ),
+                    cols: (0..agg.schema.fields().len()).collect(),
+                })
+            }
+            LogicalPlan::Distinct(Distinct::All(input)) => {
+                let mut aggregate = HashAggregate::distinct(input.schema())?;
+                let all: Vec<usize> = (0..input.schema().fields().len()).collect();
+                let child = self.child(input, path, 0, &all)?;
+                let child = select(child, &all, input.schema())?;
+                aggregate.remap_columns(&|i| i);
+                let schema = aggregate.schema().clone();
+                Ok(Lowered {
+                    plan: PhysicalPlan::new(
+                        Operator::Aggregate {
+                            input: Box::new(child.plan),
+                            aggregate: Box::new(aggregate),
+                        },
+                        schema,
+                    ),
+                    cols: all,
+                })
+            }
+            LogicalPlan::Sort(sort) => {
+                let input_schema = sort.input.schema();
+                let mut exec = SortExec::try_new(&sort.expr, input_schema, sort.fetch, self.ctx)?;
+                let child_need = union(need.to_vec(), exec.columns());
+                let child = self.child(&sort.input, path, 0, &child_need)?;
+                let pos = child.positions(input_schema.fields().len());
+                exec.remap_columns(&|i| pos[i]);
+                let schema = child.plan.schema.clone();
+                Ok(Lowered {
+                    plan: PhysicalPlan::new(
+                        Operator::Sort {
+                            input: Box::new(child.plan),
+                            sort: Box::new(exec),
+                        },
+                        schema,
+                    ),
+                    cols: child.cols,
+                })
+            }
+            LogicalPlan::Limit(limit) => {
+                let (skip, fetch) = limit_bounds(limit)?;
+                // LIMIT over ORDER BY: the sort keeps only the top rows.
+                let input = match (&*limit.input, fetch) {
+                    (LogicalPlan::Sort(sort), Some(n)) if sort.fetch.is_none() => {
+                        let mut sort = sort.clone();
+                        sort.fetch = Some(skip.saturating_add(n));
+                        LogicalPlan::Sort(sort)
+                    }
+                    (input, _) => input.clone(),
+                };
+                let child = self.child(&input, path, 0, need)?;
+                let schema = child.plan.schema.clone();
+                Ok(Lowered {
+                    plan: PhysicalPlan::new(
+                        Operator::Limit {
+                            input: Box::new(child.plan),
+                            skip,
+                            fetch,
+                        },
+                        schema,
+                    ),
+                    cols: child.cols,
+                })
+            }
+            LogicalPlan::Union(u) => {
+                let mut inputs = Vec::with_capacity(u.inputs.len());
+                for (i, input) in u.inputs.iter().enumerate() {
+                    let child = self.child(input, path, i, need)?;
+                    let child = select(child, need, input.schema())?;
+                    inputs.push(child.plan);
+                }
+                let first = &inputs[0].schema;
+                for (j, &c) in need.iter().enumerate() {
+                    for other in &inputs[1..] {
+                        let (a, b) = (first.field(j), other.schema.field(j));
+                        if a.data_type() != b.data_type() {
+                            return Err(ExecError::Unsupported(format!(
+                                "UNION branches give column `{}` different types ({} and {}): \
+                                 cast them to one type in every branch",
+                                u.schema.field(c).name(),
+                                a.data_type(),
+                                b.data_type()
+                            )));
+                        }
+                    }
+                }
+                let fields = need
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &c)| {
+                        Field::new(
+                            u.schema.field(c).name(),
+                            first.field(j).data_type().clone(),
+                            true,
+                        )
+                    })
+                    .collect();
+                Ok(Lowered {
+                    plan: PhysicalPlan::new(Operator::Union { inputs }, schema_of(fields)),
+                    cols: need.to_vec(),
+                })
+            }
+            LogicalPlan::EmptyRelation(empty) => {
+                let rows = usize::from(empty.produce_one_row);
+                let schema = Arc::new(Schema::empty());
+                let batch = RecordBatch::try_new_with_options(
+                    schema.clone(),
+                    vec![],
+                    &RecordBatchOptions::new().with_row_count(Some(rows)),
+                )
+                .map_err(|e| ExecError::arrow("an empty relation", e))?;
+                Ok(Lowered {
+                    plan: PhysicalPlan::new(
+                        Operator::Values {
+                            batches: vec![batch],
+                        },
+                        schema,
+                    ),
+                    cols: vec![],
+                })
+            }
+            LogicalPlan::Values(values) => self.values(values),
+            other => Err(ExecError::Unsupported(format!(
+                "{} in a query plan: tenon runs scans, filters, projections, joins, \
+                 aggregates, DISTINCT, ORDER BY, LIMIT and UNION ALL",
+                node_name(other)
+            ))),
+        }
+    }
+
+    fn child(
+        &mut self,
+        plan: &LogicalPlan,
+        path: &mut Vec<usize>,
+        index: usize,
+        need: &[usize],
+    ) -> Result<Lowered> {
+        path.push(index);
+        let out = self.lower(plan, path, need);
+        path.pop();
+        out
+    }
+
+    fn scan(&mut self, scan: &TableScan, need: &[usize]) -> Result<Lowered> {
+        let name = scan.table_name.table().to_string();
+        let data = self
+            .tables
+            .get(&name)
+            .ok_or_else(|| ExecError::MissingTable(name.clone()))?;
+        if !scan.filters.is_empty() {
+            return Err(ExecError::Unsupported(
+                "filters inside a table scan (tenon keeps them in Filter nodes)".into(),
+            ));
+        }
+        let columns: Vec<usize> = need
+            .iter()
+            .map(|&c| scan.projection.as_ref().map_or(c, |p| p[c]))
+            .collect();
+        let fields: Vec<Field> = columns
+            .iter()
+            .map(|&c| data.schema.field(c).clone())
+            .collect();
+        let names = fields.iter().map(|f| f.name().clone()).collect();
+        let mut plan = PhysicalPlan::new(
+            Operator::Scan {
+                table: name,
+                alias: None,
+                columns,
+                names,
+            },
+            schema_of(fields),
+        );
+        if let Some(fetch) = scan.fetch {
+            let schema = plan.schema.clone();
+            plan = PhysicalPlan::new(
+                Operator::Limit {
+                    input: Box::new(plan),
+                    skip: 0,
+                    fetch: Some(fetch),
+                },
+                schema,
+            );
+        }
+        Ok(Lowered {
+            plan,
+            cols: need.to_vec(),
+        })
+    }
+
+    fn values(&mut self, values: &datafusion_expr::logical_plan::Values) -> Result<Lowered> {
+        let one_row = RecordBatch::try_new_with_options(
+            Arc::new(Schema::empty()),
+            vec![],
+            &RecordBatchOptions::new().with_row_count(Some(1)),
+        )
+        .map_err(|e| ExecError::arrow("VALUES", e))?;
+        let empty = DFSchema::empty();
+        let width = values.schema.fields().len();
+        let mut columns: Vec<Vec<arrow_array::ArrayRef>> = vec![Vec::new(); width];
+        for row in &values.values {
+            for (c, e) in row.iter().enumerate() {
+                let compiled = PhysicalExpr::compile(e, &empty, self.ctx)?;
+                let target = values.schema.field(c).data_type();
+                let array = compiled.evaluate(&one_row)?;
+                let array =
+                    arrow_cast::cast(&array, target).map_err(|e| ExecError::arrow("VALUES", e))?;
+                columns[c].push(array);
+            }
+        }
+        let fields: Vec<Field> = values
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_nullable(true))
+            .collect();
+        let schema = schema_of(fields);
+        let arrays = columns
+            .iter()
+            .map(|parts| {
+                let refs: Vec<&dyn arrow_array::Array> = parts.iter().map(|a| a.as_ref()).collect();
+                arrow_select::concat::concat(&refs).map_err(|e| ExecError::arrow("VALUES", e))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let batch = RecordBatch::try_new_with_options(
+            schema.clone(),
+            arrays,
+            &RecordBatchOptions::new().with_row_count(Some(values.values.len())),
+        )
+        .map_err(|e| ExecError::arrow("VALUES", e))?;
+        Ok(Lowered {
+            plan: PhysicalPlan::new(
+                Operator::Values {
+                    batches: vec![batch],
+                },
+                schema,
+            ),
+            cols: (0..width).collect(),
+        })
+    }
+}
+
+/// OFFSET and LIMIT as numbers.
+fn limit_bounds(limit: &Limit) -> Result<(usize, Option<usize>)> {
+    let bad = || {
+        ExecError::Unsupported("LIMIT / OFFSET must be non-negative integer literals".to_string())
+    };
+    let skip = match limit.get_skip_type().map_err(|_| bad())? {
+        SkipType::Literal(n) => n,
+        SkipType::UnsupportedExpr => return Err(bad()),
+    };
+    let fetch = match limit.get_fetch_type().map_err(|_| bad())? {
+        FetchType::Literal(n) => n,
+        FetchType::UnsupportedExpr => return Err(bad()),
+    };
+    Ok((skip, fetch))
+}
+
+/// A plan node's kind, for messages.
+fn node_name(plan: &LogicalPlan) -> String {
+    let text = plan.display().to_string();
+    let kind = text.split(':').next().unwrap_or("this plan node").trim();
+    format!("{kind} (`{}`)", text.chars().take(80).collect::<String>())
+}

@@ -1,0 +1,25 @@
+//! Running planned queries: logical plans lowered to a physical plan
+//! ([`lower`]) whose joins run on the kernels with the chosen strategy,
+//! executed as push-based pipelines on a rayon pool ([`execute`]).
+//!
+//! ```text
+//! JoinPlan (choose) ──lower──► PhysicalPlan (operators, Arrow schemas)
+//!     ──execute──► pipelines: scan → filter → project ─┐ streaming, fused
+//!                  breakers: join inputs, aggregate, sort, limit
+//! ```
+
+mod aggregate;
+mod error;
+mod lower;
+mod plan;
+mod run;
+mod sort;
+mod source;
+
+pub use aggregate::HashAggregate;
+pub use error::{ExecError, Result};
+pub use lower::lower;
+pub use plan::{Operator, OperatorMetrics, PhysicalPlan};
+pub use run::{Sink, collect, execute};
+pub use sort::SortExec;
+pub use source::{TableData, Tables};

@@ -1,0 +1,266 @@
+//! The physical plan: a tree of operators over Arrow batches, each with the
+//! exact Arrow schema of the batches it produces, and its EXPLAIN text.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+
+use crate::choose::PlannedJoin;
+use crate::exec::{HashAggregate, SortExec};
+use crate::expr::PhysicalExpr;
+use crate::kernels::Join;
+
+/// One operator of a physical plan.
+///
+/// Operators are *streaming* (they turn each input batch into an output
+/// batch: [`Operator::Scan`], [`Operator::Filter`], [`Operator::Project`],
+/// and the probe side of a join) or *pipeline breakers* (they need all of
+/// an input first: a join's inputs, [`Operator::Aggregate`],
+/// [`Operator::Sort`], [`Operator::Limit`]). The executor fuses each run of
+/// streaming operators into the pipeline that feeds the next breaker.
+#[derive(Debug)]
+pub enum Operator {
+    /// The batches of a registered table, reduced to some of its columns.
+    Scan {
+        /// The table's name in the catalog.
+        table: String,
+        /// The alias the query gives it, if any (for EXPLAIN).
+        alias: Option<String>,
+        /// The table columns produced, in order.
+        columns: Vec<usize>,
+        /// The table columns' names (for EXPLAIN).
+        names: Vec<String>,
+    },
+    /// Literal rows (`VALUES`, or the one empty row of `SELECT 1`).
+    Values {
+        /// The rows, as batches.
+        batches: Vec<RecordBatch>,
+    },
+    /// Rows for which `predicate` is true, then the columns in `keep`.
+    Filter {
+        /// The input.
+        input: Box<PhysicalPlan>,
+        /// The predicate over the input's columns.
+        predicate: PhysicalExpr,
+        /// Input columns kept after filtering.
+        keep: Vec<usize>,
+    },
+    /// One output column per expression.
+    Project {
+        /// The input.
+        input: Box<PhysicalPlan>,
+        /// The expressions over the input's columns.
+        exprs: Vec<PhysicalExpr>,
+    },
+    /// A join run by one of the kernels.
+    Join {
+        /// The left input.
+        left: Box<PhysicalPlan>,
+        /// The right input.
+        right: Box<PhysicalPlan>,
+        /// The configured kernel.
+        join: Join,
+        /// The planner's decision (strategy, build side, reason).
+        decision: Box<PlannedJoin>,
+    },
+    /// Grouping and aggregate functions.
+    Aggregate {
+        /// The input.
+        input: Box<PhysicalPlan>,
+        /// The compiled aggregation.
+        aggregate: Box<HashAggregate>,
+    },
+    /// ORDER BY, with an optional row limit (top-k).
+    Sort {
+        /// The input.
+        input: Box<PhysicalPlan>,
+        /// The compiled sort.
+        sort: Box<SortExec>,
+    },
+    /// OFFSET / LIMIT.
+    Limit {
+        /// The input.
+        input: Box<PhysicalPlan>,
+        /// Rows skipped.
+        skip: usize,
+        /// Rows kept after skipping (`None`: all).
+        fetch: Option<usize>,
+    },
+    /// UNION ALL of inputs with the same columns.
+    Union {
+        /// The inputs.
+        inputs: Vec<PhysicalPlan>,
+    },
+}
+
+/// What running one operator produced (EXPLAIN ANALYZE).
+#[derive(Debug, Default)]
+pub struct OperatorMetrics {
+    /// Output rows.
+    pub rows: AtomicU64,
+    /// Output batches.
+    pub batches: AtomicU64,
+    /// Bytes of the output batches' buffers.
+    pub bytes: AtomicU64,
+    /// Nanoseconds of the operator's own work. Streaming operators: summed
+    /// over the threads that ran it; joins: the kernel's wall time, which
+    /// includes the streaming operators fused above it; breakers: wall time
+    /// of their final step.
+    pub nanos: AtomicU64,
+}
+
+impl OperatorMetrics {
+    /// Counts one output batch.
+    pub(crate) fn record(&self, batch: &RecordBatch) {
+        self.rows
+            .fetch_add(batch.num_rows() as u64, Ordering::Relaxed);
+        self.batches.fetch_add(1, Ordering::Relaxed);
+        self.bytes
+            .fetch_add(batch.get_array_memory_size() as u64, Ordering::Relaxed);
+    }
+
+    /// Adds time spent.
+    pub(crate) fn add_time(&self, d: std::time::Duration) {
+        self.nanos
+            .fetch_add(d.as_nanos().min(u64::MAX as u128) as u64, Ordering::Relaxed);
+    }
+}
+
+/// A node of the physical plan: an operator, the schema of its output and
+/// its metrics.
+#[derive(Debug)]
+pub struct PhysicalPlan {
+    /// The operator.
+    pub operator: Operator,
+    /// The schema of every batch it produces.
+    pub schema: SchemaRef,
+    /// Filled while it runs.
+    pub metrics: Arc<OperatorMetrics>,
+}
+
+impl PhysicalPlan {
+    /// A node producing batches of `schema`.
+    pub fn new(operator: Operator, schema: SchemaRef) -> Self {
+        PhysicalPlan {
+            operator,
+            schema,
+            metrics: Arc::default(),
+        }
+    }
+
+    /// The node's inputs.
+    pub fn children(&self) -> Vec<&PhysicalPlan> {
+        match &self.operator {
+            Operator::Scan { .. } | Operator::Values { .. } => vec![],
+            Operator::Filter { input, .. }
+            | Operator::Project { input, .. }
+            | Operator::Aggregate { input, .. }
+            | Operator::Sort { input, .. }
+            | Operator::Limit { input, .. } => vec![input],
+            Operator::Join { left, right, .. } => vec![left, right],
+            Operator::Union { inputs } => inputs.iter().collect(),
+        }
+    }
+
+    /// Every join of the plan, in the order the executor's tree walk meets
+    /// them (inputs before the join).
+    pub fn joins(&self) -> Vec<&PlannedJoin> {
+        let mut out = Vec::new();
+        fn walk<'a>(p: &'a PhysicalPlan, out: &mut Vec<&'a PlannedJoin>) {
+            for c in p.children() {
+                walk(c, out);
+            }
+            if let Operator::Join { decision, .. } = &p.operator {
+                out.push(decision);
+            }
+        }
+        walk(self, &mut out);
+        out
+    }
+
+    /// One line describing the operator (no metrics).
+    pub fn describe(&self) -> String {
+        let cols = |names: Vec<String>| names.join(", ");
+        match &self.operator {
+            Operator::Scan {
+                table,
+                alias,
+                names,
+                ..
+            } => {
+                let alias = match alias {
+                    Some(a) if a != table => format!(" AS {a}"),
+                    _ => String::new(),
+                };
+                format!("Scan: {table}{alias} [{}]", cols(names.clone()))
+            }
+            Operator::Values { batches } => format!(
+                "Values: {} row(s)",
+                batches.iter().map(|b| b.num_rows()).sum::<usize>()
+            ),
+            Operator::Filter { predicate, .. } => format!("Filter: {predicate}"),
+            Operator::Project { exprs, .. } => format!(
+                "Project: [{}]",
+                cols(exprs.iter().map(|e| e.to_string()).collect())
+            ),
+            Operator::Join { decision, .. } => {
+                let d = decision;
+                let mut s = format!("Join: {} {}", d.strategy, d.join_type);
+                if let Some(side) = d.build_side {
+                    let _ = write!(
+                        s,
+                        " build={}",
+                        d.build
+                            .clone()
+                            .unwrap_or_else(|| format!("{side:?}").to_lowercase())
+                    );
+                }
+                if !d.keys.is_empty() {
+                    let _ = write!(s, " on=[{}]", d.keys.join(", "));
+                }
+                if let Some(f) = &d.filter {
+                    let _ = write!(s, " filter={f}");
+                }
+                let _ = write!(s, " ({})", d.reason);
+                s
+            }
+            Operator::Aggregate { aggregate, .. } => aggregate.describe(),
+            Operator::Sort { sort, .. } => sort.describe(),
+            Operator::Limit { skip, fetch, .. } => match fetch {
+                Some(n) => format!("Limit: skip={skip} fetch={n}"),
+                None => format!("Limit: skip={skip}"),
+            },
+            Operator::Union { .. } => "Union".to_string(),
+        }
+    }
+
+    /// The plan as an indented tree, one operator per line; with
+    /// `analyze`, each line ends with the operator's metrics.
+    pub fn to_text(&self, analyze: bool) -> String {
+        let mut out = String::new();
+        self.write_tree(&mut out, 0, analyze);
+        out
+    }
+
+    fn write_tree(&self, out: &mut String, depth: usize, analyze: bool) {
+        let _ = write!(out, "{}{}", "  ".repeat(depth), self.describe());
+        if analyze {
+            let m = &self.metrics;
+            let _ = write!(
+                out,
+                "  [rows={} batches={} bytes={} time={:.3}ms]",
+                m.rows.load(Ordering::Relaxed),
+                m.batches.load(Ordering::Relaxed),
+                m.bytes.load(Ordering::Relaxed),
+                m.nanos.load(Ordering::Relaxed) as f64 / 1e6
+            );
+        }
+        out.push('\n');
+        for c in self.children() {
+            c.write_tree(out, depth + 1, analyze);
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Running a physical plan: push-based pipelines on a rayon pool.
+//!
+//! Every operator *pushes* its output batches into a sink given by its
+//! parent. Streaming operators (scan, filter, project) wrap the sink and
+//! run on whatever thread produced the batch, so a chain of them is one
+//! fused pipeline running in parallel over the scan's morsels or over the
+//! join kernel's workers. Pipeline breakers collect their input(s) first:
+//! a join collects both sides (the build side because it must, the probe
+//! side because the kernels take whole inputs), an aggregate, sort or limit
+//! its one input. A sink may be called from several threads at once.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use arrow_array::{RecordBatch, RecordBatchOptions};
+use rayon::prelude::*;
+
+use crate::exec::plan::{Operator, PhysicalPlan};
+use crate::exec::source::Tables;
+use crate::exec::{ExecError, Result, SortExec};
+use crate::kernels::{JoinInput, KernelError};
+
+/// Where an operator's output batches go; called from any worker thread.
+pub type Sink<'a> = dyn Fn(RecordBatch) -> Result<()> + Sync + 'a;
+
+/// Runs `plan` on `pool`, pushing every result batch into `sink`.
+///
+/// Batches of one operator can arrive from several threads, so results
+/// come in no particular order unless the plan ends with a sort (which
+/// pushes its output in order from one thread).
+///
+/// # Errors
+///
+/// The first error of any operator; the run stops there.
+pub fn execute(
+    plan: &PhysicalPlan,
+    tables: &Tables,
+    pool: &rayon::ThreadPool,
+    batch_size: usize,
+    sink: &Sink<'_>,
+) -> Result<()> {
+    let run = Run {
+        tables,
+        batch_size: batch_size.max(1),
+    };
+    pool.install(|| run.push(plan, sink))
+}
+
+/// Runs `plan` and collects its output batches in arrival order.
+///
+/// # Errors
+///
+/// As [`execute`].
+pub fn collect(
+    plan: &PhysicalPlan,
+    tables: &Tables,
+    pool: &rayon::ThreadPool,
+    batch_size: usize,
+) -> Result<Vec<RecordBatch>> {
+    let out = Mutex::new(Vec::new());
+    execute(plan, tables, pool, batch_size, &|b| {
+        lock(&out).push(b);
+        Ok(())
+    })?;
+    Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct Run<'a> {
+    tables: &'a Tables,
+    batch_size: usize,
+}
+
+impl Run<'_> {
+    fn collect(&self, plan: &PhysicalPlan) -> Result<Vec<RecordBatch>> {
+        let out = Mutex::new(Vec::new());
+        self.push(plan, &|b| {
+            lock(&out).push(b);
+            Ok(())
+        })?;
+        Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn push(&self, plan: &PhysicalPlan, sink: &Sink<'_>) -> Result<()> {
+        let metrics = &plan.metrics;
+        let out = |b: RecordBatch| {
+            metrics.record(&b);
+            sink(b)
+        };
+        match &plan.operator {
+            Operator::Scan { table, columns, .. } => {
+                let data = self
+                    .tables
+                    .get(table)
+                    .ok_or_else(|| ExecError::MissingTable(table.clone()))?;
+                let size = self.batch_size;
+                let morsels: Vec<RecordBatch> = data
+                    .batches
+                    .iter()
+                    .flat_map(|b| {
+                        let n = b.num_rows();
+                        (0..n.div_ceil(size).max(1)).map(move |i| {
+                            let start = (i * size).min(n);
+                            b.slice(start, size.min(n - start))
+                        })
+                    })
+                    .filter(|b| b.num_rows() > 0)
+                    .collect();
+                morsels.par_iter().try_for_each(|b| {
+                    let projected = b
+                        .project(columns)
+                        .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?;
+                    out(projected)
+                })
+            }
+            Operator::Values { batches } => {
+                for b in batches {
+                    out(b.clone())?;
+                }
+                Ok(())
+            }
+            Operator::Filter {
+                input,
+                predicate,
+                keep,
+            } => self.push(input, &|b: RecordBatch| {
+                let start = Instant::now();
+                let mask = predicate.evaluate_predicate(&b)?;
+                let kept = b.project(keep).map_err(|e| ExecError::arrow("filter", e))?;
+                let filtered = arrow_select::filter::filter_record_batch(&kept, &mask)
+                    .map_err(|e| ExecError::arrow("filter", e))?;
+                metrics.add_time(start.elapsed());
+                if filtered.num_rows() == 0 {
+                    return Ok(());
+                }
+                out(filtered)
+            }),
+            Operator::Project { input, exprs } => self.push(input, &|b: RecordBatch| {
+                let start = Instant::now();
+                let columns = exprs
+                    .iter()
+                    .map(|e| e.evaluate(&b))
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                let batch = RecordBatch::try_new_with_options(
+                    plan.schema.clone(),
+                    columns,
+                    &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+                )
+                .map_err(|e| ExecError::arrow("projection", e))?;
+                metrics.add_time(start.elapsed());
+                out(batch)
+            }),
+            Operator::Join {
+                left, right, join, ..
+            } => {
+                let (l, r) = rayon::join(|| self.collect(left), || self.collect(right));
+                let l = JoinInput::new(left.schema.clone(), l?);
+                let r = JoinInput::new(right.schema.clone(), r?);
+                let start = Instant::now();
+                let failure: Mutex<Option<ExecError>> = Mutex::new(None);
+                let result = join.for_each(&l, &r, &|b: RecordBatch| {
+                    out(b).map_err(|e| {
+                        *lock(&failure) = Some(e);
+                        KernelError::Filter("stopped by an operator above the join".into())
+                    })
+                });
+                metrics.add_time(start.elapsed());
+                if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                    return Err(e);
+                }
+                result.map_err(ExecError::from)
+            }
+            Operator::Aggregate { input, aggregate } => {
+                let batches = self.collect(input)?;
+                let start = Instant::now();
+                let result = aggregate.run(&batches, self.batch_size)?;
+                metrics.add_time(start.elapsed());
+                result.into_iter().try_for_each(out)
+            }
+            Operator::Sort { input, sort } => {
+                let batches = self.collect(input)?;
+                let start = Instant::now();
+                let result = sort.run(&batches, self.batch_size)?;
+                metrics.add_time(start.elapsed());
+                result.into_iter().try_for_each(out)
+            }
+            Operator::Limit { input, skip, fetch } => {
+                let batches = self.collect(input)?;
+                SortExec::limit(batches, *skip, *fetch)
+                    .into_iter()
+                    .try_for_each(out)
+            }
+            Operator::Union { inputs } => {
+                for input in inputs {
+                    self.push(input, &out)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! `tenon query`: run one SQL query with join hints (CLI.md).
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+use tenon::io::{OutputFormat, write_batches, write_to_path};
+use tenon::{Config, Error, QueryOutput, Session};
+
+use super::CliError;
+
+/// Scale factor of the built-in TPC-H tables.
+const BUILTIN_TPCH_SCALE: f64 = 0.01;
+
+/// Options of `tenon query`.
+#[derive(Debug, Args)]
+pub(crate) struct QueryArgs {
+    /// The SQL query (one statement).
+    #[arg(value_name = "SQL")]
+    sql: Option<String>,
+    /// Register a table (repeatable): NAME=PATH, PATH a .parquet, .csv,
+    /// .arrow/.ipc/.feather file or a directory of such files. Without any
+    /// --table, the TPC-H tables at scale 0.01 are registered.
+    #[arg(long = "table", value_name = "NAME=PATH")]
+    tables: Vec<String>,
+    /// Output format: table, csv, json, ndjson, parquet, arrow.
+    #[arg(long, default_value = "table")]
+    format: String,
+    /// Write the result (or the plan) to this file instead of stdout
+    /// (complete or absent: written to a temporary file, then renamed).
+    #[arg(long, value_name = "PATH")]
+    output: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Rows per batch.
+    #[arg(long)]
+    batch_size: Option<usize>,
+    /// A setting KEY=VALUE (repeatable): broadcast_threshold, hint_mode,
+    /// disabled_strategies, memory_limit, threads, batch_size.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    settings: Vec<String>,
+    /// Print the plan (each join's strategy and why) instead of running.
+    #[arg(long)]
+    explain: bool,
+    /// Run, then print the plan with rows, batches, bytes and time per
+    /// operator.
+    #[arg(long)]
+    analyze: bool,
+    /// After running, print `elapsed_ms=<float> rows=<int>` to stderr.
+    #[arg(long)]
+    timing: bool,
+}
+
+fn fail(e: Error) -> CliError {
+    CliError {
+        code: e.exit_code() as u8,
+        message: e.to_string(),
+    }
+}
+
+fn session(args: &QueryArgs) -> Result<Session, CliError> {
+    let mut config = Config::default();
+    for pair in &args.settings {
+        config
+            .set_pair(pair)
+            .map_err(|e| CliError::usage(format!("--set {pair}: {e}")))?;
+    }
+    if let Some(t) = args.threads {
+        config.threads = t;
+    }
+    if let Some(b) = args.batch_size {
+        if b == 0 {
+            return Err(CliError::usage("--batch-size must be at least 1"));
+        }
+        config.batch_size = b;
+    }
+    let mut session = Session::new(config).map_err(fail)?;
+    if args.tables.is_empty() {
+        session.register_tpch(BUILTIN_TPCH_SCALE).map_err(fail)?;
+    }
+    for spec in &args.tables {
+        let Some((name, path)) = spec.split_once('=') else {
+            return Err(CliError::usage(format!(
+                "--table {spec}: expected NAME=PATH, e.g. --table orders=data/orders.parquet"
+            )));
+        };
+        let name = name.trim();
+        if name.is_empty() || path.is_empty() {
+            return Err(CliError::usage(format!(
+                "--table {spec}: expected NAME=PATH with a non-empty name and path"
+            )));
+        }
+        session
+            .register_file(name, path)
+            .map_err(|e| CliError::usage(format!("--table {name}: {e}")))?;
+    }
+    Ok(session)
+}
+
+/// Writes text (a plan) to the output.
+fn emit_text(text: &str, output: &Option<PathBuf>) -> Result<(), CliError> {
+    match output {
+        Some(path) => write_text_atomically(path, text),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| CliError::exec(format!("cannot write to stdout: {e}")))
+        }
+    }
+}
+
+fn write_text_atomically(path: &PathBuf, text: &str) -> Result<(), CliError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let tmp = path.with_file_name(format!(".{name}.tenon-tmp-{}", std::process::id()));
+    let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(CliError::exec(format!(
+            "cannot write {}: {e}; check that the directory exists and is writable",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+fn emit_result(
+    out: &QueryOutput,
+    format: OutputFormat,
+    output: &Option<PathBuf>,
+) -> Result<(), CliError> {
+    match output {
+        Some(path) => {
+            write_to_path(&out.batches, &out.schema, format, path).map_err(|e| fail(e.into()))
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            write_batches(&out.batches, &out.schema, format, &mut stdout)
+                .map_err(|e| fail(e.into()))?;
+            stdout
+                .flush()
+                .map_err(|e| CliError::exec(format!("cannot write to stdout: {e}")))
+        }
+    }
+}
+
+pub(crate) fn run(args: QueryArgs) -> Result<(), CliError> {
+    let format: OutputFormat = args
+        .format
+        .parse()
+        .map_err(|e| CliError::usage(format!("--format: {e}")))?;
+    let Some(sql) = args.sql.clone() else {
+        return Err(CliError::usage(
+            "no query given: write the SQL as the argument, e.g. \
+             tenon query \"SELECT count(*) FROM nation\"",
+        ));
+    };
+    if args.explain && args.analyze {
+        return Err(CliError::usage(
+            "--explain and --analyze: choose one (--analyze runs the query and shows the plan)",
+        ));
+    }
+    let session = session(&args)?;
+    if args.explain {
+        let explain = session.explain(&sql).map_err(fail)?;
+        let text = match format {
+            OutputFormat::Json | OutputFormat::Ndjson => format!("{}\n", explain.to_json()),
+            OutputFormat::Table => explain.to_text(),
+            other => {
+                return Err(CliError::usage(format!(
+                    "--explain prints text or JSON: use --format table or json, not {other}"
+                )));
+            }
+        };
+        return emit_text(&text, &args.output);
+    }
+    if args.analyze {
+        let (explain, out) = session.explain_analyze(&sql).map_err(fail)?;
+        if args.timing {
+            timing(&out);
+        }
+        let text = match format {
+            OutputFormat::Json | OutputFormat::Ndjson => format!("{}\n", explain.to_json()),
+            _ => explain.to_text(),
+        };
+        return emit_text(&text, &args.output);
+    }
+    let out = session.query(&sql).map_err(fail)?;
+    if args.timing {
+        timing(&out);
+    }
+    emit_result(&out, format, &args.output)
+}
+
+fn timing(out: &QueryOutput) {
+    eprintln!(
+        "elapsed_ms={:.3} rows={}",
+        out.elapsed.as_secs_f64() * 1e3,
+        out.num_rows()
+    );
+}

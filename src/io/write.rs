@@ -1,0 +1,364 @@
+//! [`write_batches`] and [`write_to_path`]: results out, in six formats.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow_array::RecordBatch;
+use arrow_schema::{ArrowError, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::errors::ParquetError;
+use parquet::file::properties::WriterProperties;
+
+use super::IoError;
+
+/// How results are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OutputFormat {
+    /// A text table with borders (arrow-cast's pretty printer); an empty
+    /// result still shows the header. NULL is an empty cell.
+    Table,
+    /// CSV with a header row; NULL is an empty field.
+    Csv,
+    /// One JSON array of objects (`[]` for no rows), NULLs written out.
+    Json,
+    /// One JSON object per line (nothing for no rows), NULLs written out.
+    Ndjson,
+    /// A Parquet file, Snappy-compressed.
+    Parquet,
+    /// An Arrow IPC file (Feather v2), uncompressed.
+    Arrow,
+}
+
+impl OutputFormat {
+    /// Every format, in the order the help text lists them.
+    pub const ALL: [OutputFormat; 6] = [
+        OutputFormat::Table,
+        OutputFormat::Csv,
+        OutputFormat::Json,
+        OutputFormat::Ndjson,
+        OutputFormat::Parquet,
+        OutputFormat::Arrow,
+    ];
+
+    /// The format's name, as [`FromStr`] takes it: `table`, `csv`, `json`,
+    /// `ndjson`, `parquet` or `arrow`.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Table => "table",
+            OutputFormat::Csv => "csv",
+            OutputFormat::Json => "json",
+            OutputFormat::Ndjson => "ndjson",
+            OutputFormat::Parquet => "parquet",
+            OutputFormat::Arrow => "arrow",
+        }
+    }
+
+    /// Whether the format is binary (Parquet, Arrow), so not for a terminal.
+    pub fn is_binary(self) -> bool {
+        matches!(self, OutputFormat::Parquet | OutputFormat::Arrow)
+    }
+
+    /// The format a file name's extension suggests: `.csv`, `.json`,
+    /// `.ndjson` / `.jsonl`, `.parquet`, `.arrow` / `.ipc` / `.feather`;
+    /// `None` for any other (there is no extension for [`OutputFormat::Table`]).
+    pub fn from_extension(path: &Path) -> Option<OutputFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "csv" => Some(OutputFormat::Csv),
+            "json" => Some(OutputFormat::Json),
+            "ndjson" | "jsonl" => Some(OutputFormat::Ndjson),
+            "parquet" => Some(OutputFormat::Parquet),
+            "arrow" | "ipc" | "feather" => Some(OutputFormat::Arrow),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for OutputFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A string that names no [`OutputFormat`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown output format `{input}`: choose one of table, csv, json, ndjson, parquet, arrow")]
+pub struct ParseOutputFormatError {
+    /// What was given.
+    pub input: String,
+}
+
+impl FromStr for OutputFormat {
+    type Err = ParseOutputFormatError;
+
+    /// Parses a format's [`name`](OutputFormat::name), in any case; `jsonl`
+    /// is also taken for NDJSON, and `ipc` and `feather` for Arrow.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase();
+        if let Some(f) = OutputFormat::ALL.iter().find(|f| f.name() == lower) {
+            return Ok(*f);
+        }
+        match lower.as_str() {
+            "jsonl" => Ok(OutputFormat::Ndjson),
+            "ipc" | "feather" => Ok(OutputFormat::Arrow),
+            _ => Err(ParseOutputFormatError {
+                input: s.to_string(),
+            }),
+        }
+    }
+}
+
+/// A failure inside one of the writers.
+enum Failure {
+    Arrow(ArrowError),
+    Parquet(ParquetError),
+    Io(std::io::Error),
+}
+
+impl From<ArrowError> for Failure {
+    fn from(e: ArrowError) -> Self {
+        Failure::Arrow(e)
+    }
+}
+
+impl From<ParquetError> for Failure {
+    fn from(e: ParquetError) -> Self {
+        Failure::Parquet(e)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        Failure::Io(e)
+    }
+}
+
+impl Failure {
+    fn into_io_error(self, format: OutputFormat, path: Option<&Path>) -> IoError {
+        let (message, io_error) = match self {
+            Failure::Io(e) => (e.to_string(), Some(e)),
+            Failure::Arrow(ArrowError::IoError(m, e)) => (format!("{m}: {e}"), Some(e)),
+            Failure::Arrow(e) => (e.to_string(), None),
+            Failure::Parquet(ParquetError::External(e)) => match e.downcast::<std::io::Error>() {
+                Ok(e) => (e.to_string(), Some(*e)),
+                Err(e) => (e.to_string(), None),
+            },
+            Failure::Parquet(e) => (e.to_string(), None),
+        };
+        IoError::Write {
+            path: path.map(Path::to_path_buf),
+            format,
+            message,
+            io_error,
+        }
+    }
+}
+
+/// `batch` with exactly `schema` (renamed columns, declared nullability),
+/// or an error if its columns do not fit.
+fn conform<'a>(
+    batch: &'a RecordBatch,
+    schema: &SchemaRef,
+) -> Result<Cow<'a, RecordBatch>, Failure> {
+    if batch.schema_ref() == schema {
+        return Ok(Cow::Borrowed(batch));
+    }
+    Ok(Cow::Owned(RecordBatch::try_new(
+        schema.clone(),
+        batch.columns().to_vec(),
+    )?))
+}
+
+/// Writes `batches` to `out` in `format`.
+///
+/// Each batch is given `schema` (its column names and nullability; the types
+/// must match). The bytes go out as they are produced, except that a Parquet
+/// row group is encoded in memory first and the IPC footer comes last;
+/// binary formats are written as bytes even to a terminal
+/// ([`OutputFormat::is_binary`] tells a caller which ones those are).
+///
+/// # Errors
+///
+/// [`IoError::Write`]: a type the format cannot hold (CSV has no nested
+/// types), batches that do not fit `schema`, or a failing `out`
+/// ([`IoError::is_broken_pipe`] tells a closed pipe). What was written
+/// before the failure stays written: use [`write_to_path`] for a file.
+pub fn write_batches(
+    batches: &[RecordBatch],
+    schema: &SchemaRef,
+    format: OutputFormat,
+    out: &mut dyn Write,
+) -> Result<(), IoError> {
+    write_any(batches, schema, format, out).map_err(|e| e.into_io_error(format, None))
+}
+
+fn write_any(
+    batches: &[RecordBatch],
+    schema: &SchemaRef,
+    format: OutputFormat,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let batches = batches
+        .iter()
+        .map(|b| conform(b, schema))
+        .collect::<Result<Vec<_>, _>>()?;
+    match format {
+        OutputFormat::Table => {
+            let owned: Vec<RecordBatch> = batches.into_iter().map(Cow::into_owned).collect();
+            let table =
+                arrow_cast::pretty::pretty_format_batches_with_schema(schema.clone(), &owned)?;
+            writeln!(out, "{table}")?;
+        }
+        OutputFormat::Csv => {
+            let mut w = arrow_csv::WriterBuilder::new()
+                .with_header(true)
+                .build(&mut *out);
+            if batches.is_empty() {
+                // The header comes with the first batch, even an empty one.
+                w.write(&RecordBatch::new_empty(schema.clone()))?;
+            }
+            for b in &batches {
+                w.write(b)?;
+            }
+        }
+        OutputFormat::Json => {
+            let mut w = arrow_json::WriterBuilder::new()
+                .with_explicit_nulls(true)
+                .build::<_, arrow_json::writer::JsonArray>(&mut *out);
+            for b in &batches {
+                w.write(b)?;
+            }
+            w.finish()?;
+            drop(w);
+            writeln!(out)?;
+        }
+        OutputFormat::Ndjson => {
+            let mut w = arrow_json::WriterBuilder::new()
+                .with_explicit_nulls(true)
+                .build::<_, arrow_json::writer::LineDelimited>(&mut *out);
+            for b in &batches {
+                w.write(b)?;
+            }
+            w.finish()?;
+        }
+        OutputFormat::Parquet => {
+            // ArrowWriter needs a `Send` writer, which `out` need not be: it
+            // writes into a Vec that is drained into `out` after every batch
+            // (the writer counts the bytes it has written itself, so taking
+            // them out of the Vec does not disturb it).
+            let props = WriterProperties::builder()
+                .set_compression(Compression::SNAPPY)
+                .build();
+            let mut w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props))?;
+            for b in &batches {
+                w.write(b)?;
+                let done = std::mem::take(w.inner_mut());
+                out.write_all(&done)?;
+            }
+            let rest = w.into_inner()?;
+            out.write_all(&rest)?;
+        }
+        OutputFormat::Arrow => {
+            let mut w = arrow_ipc::writer::FileWriter::try_new(&mut *out, schema)?;
+            for b in &batches {
+                w.write(b)?;
+            }
+            w.finish()?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Distinguishes the temporary files of concurrent writes in one process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Removes a temporary file when dropped, unless disarmed.
+struct TempFile(Option<PathBuf>);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if let Some(path) = self.0.take() {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+/// Writes `batches` to the file `path` in `format`, atomically.
+///
+/// The data goes to a temporary file in the same directory
+/// (`.{file name}.tenon-tmp-{pid}-{n}`), which is flushed and synced to disk
+/// and then renamed over `path`. On any error the temporary file is
+/// removed, so `path` is either the complete new file or what it was before
+/// (absent, or the old file), never a partial file.
+///
+/// # Errors
+///
+/// As [`write_batches`], with the path; also a directory that does not exist
+/// or cannot be written to, and a `path` that names a directory.
+pub fn write_to_path(
+    batches: &[RecordBatch],
+    schema: &SchemaRef,
+    format: OutputFormat,
+    path: &Path,
+) -> Result<(), IoError> {
+    let fail = |message: String, io_error: Option<std::io::Error>| IoError::Write {
+        path: Some(path.to_path_buf()),
+        format,
+        message,
+        io_error,
+    };
+    let Some(name) = path.file_name() else {
+        return Err(fail("the path does not name a file".to_string(), None));
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let temp = dir.join(format!(
+        ".{}.tenon-tmp-{}-{}",
+        name.to_string_lossy(),
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .map_err(|e| {
+            fail(
+                format!(
+                    "cannot create a file in {} ({e}): check that the directory exists and is writable",
+                    dir.display()
+                ),
+                Some(e),
+            )
+        })?;
+    let mut guard = TempFile(Some(temp.clone()));
+    let mut w = BufWriter::new(file);
+    write_any(batches, schema, format, &mut w).map_err(|e| e.into_io_error(format, Some(path)))?;
+    let file: File = w.into_inner().map_err(|e| {
+        let e = e.into_error();
+        fail(e.to_string(), Some(e))
+    })?;
+    file.sync_all().map_err(|e| fail(e.to_string(), Some(e)))?;
+    drop(file);
+    fs::rename(&temp, path).map_err(|e| {
+        fail(
+            format!("cannot move the finished file into place ({e}): is the path a directory?"),
+            Some(e),
+        )
+    })?;
+    guard.0 = None;
+    // Make the rename itself durable where a directory can be synced.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}

@@ -1,0 +1,14 @@
+//! SQL through the `tenon` facade, end to end: the Session API (joins of
+//! every type under every strategy against a naive reference, the hint
+//! rules of `../shared/spec/HINTS.md`, the other operators, errors) and
+//! `tenon query` as a user runs it (`../shared/spec/CLI.md`).
+//!
+//! One test binary with modules: each test binary links DataFusion (through
+//! the planner), and linking several of them was most of CI's build time.
+
+mod cli_query;
+mod common;
+mod errors;
+mod hints;
+mod joins;
+mod operators;
