@@ -25,6 +25,8 @@
 //! ```
 
 mod read;
+#[cfg(test)]
+mod tests;
 mod write;
 
 use std::path::{Path, PathBuf};

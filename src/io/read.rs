@@ -1,6 +1,6 @@
 //! [`read_table`]: a file or a directory of files into memory.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -420,31 +420,70 @@ fn number_after(message: &str, key: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
+/// The text between `start` and the next `end` in `message`.
+fn between<'m>(message: &'m str, start: &str, end: &str) -> Option<&'m str> {
+    let from = message.find(start)? + start.len();
+    let len = message[from..].find(end)?;
+    Some(&message[from..from + len])
+}
+
 /// A CSV reader error as an [`IoError::Parse`] with the file's line and the
-/// column's name where the message tells them.
+/// column's name where the message tells them, in plainer words.
 ///
-/// arrow-csv counts records from 0 with the header as record 0, so its
-/// "line N" is the file's line N + 1 (when no quoted field spans lines).
+/// The line numbers of arrow-csv's messages count differently by source:
+/// those of a value that does not parse ("for column C at line N") count
+/// records from 0 with the header as record 0, so the file's line is N + 1;
+/// those of the record splitter and of the csv crate (wrong number of
+/// fields, invalid UTF-8) are already the file's 1-based lines. Both assume
+/// that no quoted field spans lines.
 fn csv_error(path: &Path, e: &ArrowError, schema: Option<&Schema>) -> IoError {
-    let message = match e {
+    if let ArrowError::IoError(m, source) = e {
+        return IoError::io(path, std::io::Error::new(source.kind(), m.clone()));
+    }
+    let raw = match e {
         ArrowError::ParseError(m) | ArrowError::CsvError(m) => m.clone(),
         other => other.to_string(),
     };
-    if let ArrowError::IoError(_, source) = e {
-        return IoError::io(path, std::io::Error::new(source.kind(), message));
-    }
-    let line = number_after(&message, "line ").map(|l| l + 1);
-    let column = number_after(&message, "for column ")
-        .or_else(|| number_after(&message, "parsing column "))
-        .and_then(|i| schema?.fields().get(i as usize))
-        .map(|f| f.name().clone());
-    let message = match &column {
-        // A value that does not fit the column's inferred type.
-        Some(_) => format!(
-            "{message} (column types are inferred from the first {INFER_ROWS} rows: \
-             fix the value, or convert the file to Parquet with explicit types)"
-        ),
-        None => message,
+    let line = number_after(&raw, "line ");
+    let column_index =
+        number_after(&raw, "for column ").or_else(|| number_after(&raw, "parsing column "));
+    let (line, column, message) = if let Some(index) = column_index {
+        let column = schema
+            .and_then(|s| s.fields().get(index as usize))
+            .map(|f| f.name().clone());
+        let what = match (
+            between(&raw, "value '", "' as type '"),
+            between(&raw, "as type '", "'"),
+        ) {
+            (Some(value), Some(ty)) => format!("cannot read `{value}` as {ty}"),
+            _ => raw.clone(),
+        };
+        let message = format!(
+            "{what} (the column types are inferred from the first {INFER_ROWS} rows: \
+             fix the value, or give the file explicit types by converting it to Parquet)"
+        );
+        (line.map(|l| l + 1), column, message)
+    } else if raw.contains("number of fields") || raw.contains("unequal lengths") {
+        let expected = number_after(&raw, "expected ").or_else(|| number_after(&raw, "Expected "));
+        let got = number_after(&raw, "got more than ")
+            .map(|n| format!("more than {n}"))
+            .or_else(|| number_after(&raw, "got ").map(|n| n.to_string()))
+            .or_else(|| number_after(&raw, "found ").map(|n| n.to_string()));
+        let message = match (expected, got) {
+            (Some(e), Some(g)) => format!(
+                "the row has {g} fields but the header has {e} (quote fields that contain commas)"
+            ),
+            _ => raw.clone(),
+        };
+        (line, None, message)
+    } else if raw.contains("UTF-8") {
+        (
+            line,
+            None,
+            "invalid UTF-8: the file must be UTF-8 text (convert it, e.g. with iconv)".to_string(),
+        )
+    } else {
+        (line, None, raw)
     };
     IoError::Parse {
         path: path.to_path_buf(),
@@ -454,11 +493,10 @@ fn csv_error(path: &Path, e: &ArrowError, schema: Option<&Schema>) -> IoError {
     }
 }
 
-/// Turns one JSON array of values into values one after another (NDJSON
-/// without the newline requirement), as bytes pass: the outer `[`, `]` and
-/// the commas between its elements become whitespace. Input that does not
-/// start with `[` passes unchanged except that top-level brackets and
-/// commas are blanked the same way.
+/// Turns a JSON array of values into the values one after another, as the
+/// bytes pass, which arrow-json reads like NDJSON: the outer `[` and `]`
+/// and the commas between the elements become whitespace (brackets and
+/// commas inside strings and nested values are left alone).
 struct ArrayToValues<R> {
     inner: R,
     depth: u32,
@@ -547,11 +585,92 @@ fn json_error(path: &Path, e: ArrowError) -> IoError {
     }
 }
 
+/// The keys of the first [`INFER_ROWS`] objects of a JSON file, in the
+/// order they first appear.
+///
+/// arrow-json infers the schema through `serde_json` maps, which sort their
+/// keys; this puts the columns back in the file's order. Keys are taken as
+/// written (escapes are not decoded), so an escaped key keeps its sorted
+/// place.
+fn json_key_order(path: &Path) -> Result<Vec<String>, IoError> {
+    let mut input = json_values(path)?;
+    let mut keys = Vec::new();
+    let mut seen = HashSet::new();
+    let (mut depth, mut in_string, mut escaped) = (0u32, false, false);
+    // The string being read at depth 1, and one just read there: a key if
+    // a colon follows.
+    let mut current: Option<Vec<u8>> = None;
+    let mut candidate: Option<Vec<u8>> = None;
+    let mut objects = 0;
+    while objects < INFER_ROWS {
+        let buf = input.fill_buf().map_err(|e| IoError::io(path, e))?;
+        if buf.is_empty() {
+            break;
+        }
+        for &b in buf {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_string = false;
+                    candidate = current.take();
+                    continue;
+                }
+                if let Some(c) = current.as_mut() {
+                    c.push(b);
+                }
+                continue;
+            }
+            if b.is_ascii_whitespace() {
+                continue;
+            }
+            if b == b':' {
+                if let Some(key) = candidate.take() {
+                    let key = String::from_utf8_lossy(&key).into_owned();
+                    if seen.insert(key.clone()) {
+                        keys.push(key);
+                    }
+                }
+                continue;
+            }
+            candidate = None;
+            match b {
+                b'"' => {
+                    in_string = true;
+                    if depth == 1 {
+                        current = Some(Vec::new());
+                    }
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        objects += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let n = buf.len();
+        input.consume(n);
+    }
+    Ok(keys)
+}
+
 /// Reads a JSON array of objects or NDJSON, inferring the schema.
 fn read_json(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBatch>), IoError> {
     let (schema, _) = arrow_json::reader::infer_json_schema(json_values(path)?, Some(INFER_ROWS))
         .map_err(|e| json_error(path, e))?;
-    let schema = Arc::new(schema);
+    let order: HashMap<String, usize> = json_key_order(path)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| (k, i))
+        .collect();
+    let mut fields: Vec<_> = schema.fields().iter().cloned().collect();
+    fields.sort_by_key(|f| order.get(f.name()).copied().unwrap_or(usize::MAX));
+    let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
     let reader = arrow_json::ReaderBuilder::new(schema.clone())
         .with_batch_size(batch_size)
         .build(json_values(path)?)

@@ -140,7 +140,14 @@ impl From<std::io::Error> for Failure {
 }
 
 impl Failure {
-    fn into_io_error(self, format: OutputFormat, path: Option<&Path>) -> IoError {
+    /// The [`IoError::Write`]; `seen` is the output's own error, if it gave
+    /// one (some writers keep only its text).
+    fn into_io_error(
+        self,
+        format: OutputFormat,
+        path: Option<&Path>,
+        seen: Option<std::io::Error>,
+    ) -> IoError {
         let (message, io_error) = match self {
             Failure::Io(e) => (e.to_string(), Some(e)),
             Failure::Arrow(ArrowError::IoError(m, e)) => (format!("{m}: {e}"), Some(e)),
@@ -155,9 +162,53 @@ impl Failure {
             path: path.map(Path::to_path_buf),
             format,
             message,
-            io_error,
+            io_error: io_error.or(seen),
         }
     }
+}
+
+/// Passes writes through to the output and keeps a copy of the first error
+/// the output gave: the CSV writer turns I/O errors into text, which would
+/// hide a closed pipe.
+struct Watch<'a> {
+    out: &'a mut dyn Write,
+    error: Option<std::io::Error>,
+}
+
+impl Watch<'_> {
+    fn note<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &r
+            && self.error.is_none()
+        {
+            self.error = Some(std::io::Error::new(e.kind(), e.to_string()));
+        }
+        r
+    }
+}
+
+impl Write for Watch<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.out.write(buf);
+        self.note(r)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.out.flush();
+        self.note(r)
+    }
+}
+
+/// [`write_any`] with its failure as an [`IoError`].
+fn write_watched(
+    batches: &[RecordBatch],
+    schema: &SchemaRef,
+    format: OutputFormat,
+    out: &mut dyn Write,
+    path: Option<&Path>,
+) -> Result<(), IoError> {
+    let mut watch = Watch { out, error: None };
+    write_any(batches, schema, format, &mut watch)
+        .map_err(|e| e.into_io_error(format, path, watch.error.take()))
 }
 
 /// `batch` with exactly `schema` (renamed columns, declared nullability),
@@ -195,7 +246,7 @@ pub fn write_batches(
     format: OutputFormat,
     out: &mut dyn Write,
 ) -> Result<(), IoError> {
-    write_any(batches, schema, format, out).map_err(|e| e.into_io_error(format, None))
+    write_watched(batches, schema, format, out, None)
 }
 
 fn write_any(
@@ -342,7 +393,7 @@ pub fn write_to_path(
         })?;
     let mut guard = TempFile(Some(temp.clone()));
     let mut w = BufWriter::new(file);
-    write_any(batches, schema, format, &mut w).map_err(|e| e.into_io_error(format, Some(path)))?;
+    write_watched(batches, schema, format, &mut w, Some(path))?;
     let file: File = w.into_inner().map_err(|e| {
         let e = e.into_error();
         fail(e.to_string(), Some(e))

@@ -31,6 +31,9 @@ pub enum ColType {
     I32,
     /// Utf8: cell `n` is the string `"{table}-{n}"`.
     Str,
+    /// Utf8: cell `n` is the string `"t{n}"` in every table (for string
+    /// join keys).
+    Text,
 }
 
 /// A column of a relation: its qualifier and name, its type and, for
@@ -99,7 +102,7 @@ impl Table {
                     let dt = match t {
                         ColType::I64 => DataType::Int64,
                         ColType::I32 => DataType::Int32,
-                        ColType::Str => DataType::Utf8,
+                        ColType::Str | ColType::Text => DataType::Utf8,
                     };
                     Field::new(n, dt, true)
                 })
@@ -125,6 +128,11 @@ impl Table {
                     ColType::Str => Arc::new(
                         cells
                             .map(|c| c.map(|v| format!("{}-{v}", self.name)))
+                            .collect::<StringArray>(),
+                    ) as ArrayRef,
+                    ColType::Text => Arc::new(
+                        cells
+                            .map(|c| c.map(|v| format!("t{v}")))
                             .collect::<StringArray>(),
                     ) as ArrayRef,
                 }
@@ -171,6 +179,7 @@ impl Table {
                 .map(|(c, (_, t))| match (c, t) {
                     (None, _) => String::new(),
                     (Some(v), ColType::Str) => format!("{}-{v}", self.name),
+                    (Some(v), ColType::Text) => format!("t{v}"),
                     (Some(v), _) => v.to_string(),
                 })
                 .collect();
@@ -240,6 +249,7 @@ impl Rel {
         match v {
             None => "NULL".to_string(),
             Some(v) if c.ty == ColType::Str => format!("{}-{v}", c.prefix),
+            Some(v) if c.ty == ColType::Text => format!("t{v}"),
             Some(v) => v.to_string(),
         }
     }
@@ -507,6 +517,31 @@ pub fn seed_tables() -> Vec<Table> {
             ],
         ),
     ]
+}
+
+/// A generated table `name(k BIGINT, v BIGINT, s VARCHAR, t VARCHAR)` of
+/// `rows` rows (deterministic for a `seed`): keys in `0..keys` with about
+/// 3% NULLs and 5% of the rows on the hot key 7 (skew), values in
+/// `0..1000` with about 2% NULLs, `s` the row number, `t` the string
+/// `"t{k % 50}"` (NULL with the key).
+pub fn generated(name: &str, rows: usize, keys: i64, seed: u64) -> Table {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = move |m: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    let data = (0..rows)
+        .map(|i| {
+            let k = match next(100) {
+                0..=2 => None,
+                3..=7 => Some(7),
+                _ => Some(next(keys as u64) as i64),
+            };
+            let v = if next(50) == 0 { None } else { Some(next(1000) as i64) };
+            vec![k, v, Some(i as i64), k.map(|k| k % 50)]
+        })
+        .collect();
+    Table::new(name, &[("k", I64), ("v", I64), ("s", Str), ("t", ColType::Text)], data)
 }
 
 // ------------------------------------------------------------ sessions

@@ -52,10 +52,24 @@ const A: &str = "a.k AS a_k, a.v AS a_v, a.s AS a_s";
 /// session, and checks rows and EXPLAIN. All problems are collected and
 /// reported together.
 fn sweep(sql: &str, shape: Shape, left: &str, right: &str, expected: &Rel) {
+    sweep_with(&std_tables(), &CONFIGS, sql, shape, left, right, expected);
+}
+
+/// [`sweep`] over sessions holding `tables`, one per `(threads,
+/// batch_size)` of `configs`.
+fn sweep_with(
+    tables: &[Table],
+    configs: &[(usize, usize)],
+    sql: &str,
+    shape: Shape,
+    left: &str,
+    right: &str,
+    expected: &Rel,
+) {
     let expected = expected.strings();
-    let sessions: Vec<_> = CONFIGS
+    let sessions: Vec<_> = configs
         .iter()
-        .map(|&(t, b)| (t, b, session(t, b)))
+        .map(|&(t, b)| (t, b, session_with(tables, t, b)))
         .collect();
     let mut problems = Vec::new();
     for strategy in STRATEGIES {

@@ -35,6 +35,7 @@ mod min_max;
 mod spec;
 
 use std::fmt::Write as _;
+use std::sync::Mutex;
 
 use ahash::RandomState;
 use arrow_array::{ArrayRef, RecordBatch};
@@ -278,19 +279,48 @@ impl HashAggregate {
     /// decimal overflow of a sum or average; more than `u32::MAX - 1`
     /// groups.
     pub fn run(&self, input: &[RecordBatch], batch_size: usize) -> Result<Vec<RecordBatch>> {
-        let batch_size = batch_size.max(1);
         let threads = rayon::current_num_threads().max(1);
         let state = RandomState::new();
         let chunks = split_rows(input, threads);
-        let mut partials: Vec<Partial> = chunks
+        let partials: Vec<Partial> = chunks
             .par_iter()
-            .map(|chunk| self.sink(chunk, &state))
+            .map(|chunk| {
+                let mut partial = self.new_partial(&state)?;
+                let mut scratch = Scratch::default();
+                for batch in chunk {
+                    self.sink_batch(&mut partial, batch, &mut scratch)?;
+                }
+                Ok(partial)
+            })
             .collect::<Result<_>>()?;
-        let finished = if partials.len() == 1 {
+        self.finish(partials, &state, batch_size)
+    }
+
+    /// A streaming aggregation of this plan: batches are pushed from any
+    /// number of threads while the input is produced (each pushing thread
+    /// borrows a partial aggregate), then [`AggregateSink::finish`] merges.
+    pub fn sink(&self) -> AggregateSink<'_> {
+        AggregateSink {
+            agg: self,
+            state: RandomState::new(),
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Combines the partial aggregates and cuts the result into batches.
+    fn finish(
+        &self,
+        mut partials: Vec<Partial>,
+        state: &RandomState,
+        batch_size: usize,
+    ) -> Result<Vec<RecordBatch>> {
+        let batch_size = batch_size.max(1);
+        let threads = rayon::current_num_threads().max(1);
+        let finished = if partials.len() <= 1 {
             vec![
                 partials
                     .pop()
-                    .map_or_else(|| self.new_partial(&state), Ok)?
+                    .map_or_else(|| self.new_partial(state), Ok)?
                     .finish()?,
             ]
         } else {
@@ -301,7 +331,7 @@ impl HashAggregate {
                 (threads * 4).next_power_of_two().min(MAX_PARTITIONS)
             };
             let pairs = self.aggs.iter().any(AggSpec::is_distinct);
-            combine(partials, partitions, pairs, &|| self.new_partial(&state))?
+            combine(partials, partitions, pairs, &|| self.new_partial(state))?
         };
         let mut out = Vec::new();
         for f in finished {
@@ -329,53 +359,53 @@ impl HashAggregate {
         })
     }
 
-    /// The sink phase: one worker's chunk into a partial aggregate.
-    fn sink(&self, chunk: &[RecordBatch], state: &RandomState) -> Result<Partial> {
-        let mut partial = self.new_partial(state)?;
-        let mut ids = Vec::new();
-        let mut kept_ids = Vec::new();
+    /// The sink phase: one batch into a partial aggregate.
+    fn sink_batch(
+        &self,
+        partial: &mut Partial,
+        batch: &RecordBatch,
+        scratch: &mut Scratch,
+    ) -> Result<()> {
+        let Scratch { ids, kept_ids } = scratch;
         let global = self.groups.is_empty();
-        for batch in chunk {
-            let rows = batch.num_rows();
-            if rows == 0 {
-                continue;
-            }
-            if !global {
-                let keys = self.keys(batch)?;
-                partial.table.intern(&keys, rows, &mut ids)?;
-            }
-            let n = partial.table.num_groups();
-            for (spec, acc) in self.aggs.iter().zip(&mut partial.accs) {
-                let Some(keep) = spec.selection(batch)? else {
-                    let values = spec.values(batch)?;
-                    if global {
-                        acc.update_all(values.as_ref(), rows)?;
-                    } else {
-                        acc.update(&ids, values.as_ref(), n)?;
-                    }
-                    continue;
-                };
-                // FILTER (WHERE ...): the argument is evaluated on the kept
-                // rows only (a filter may guard it, as in `1 / x`)
-                let kept =
-                    arrow_select::filter::filter_record_batch(batch, &keep).map_err(|e| {
-                        ExecError::arrow(format!("aggregate `{}` (FILTER)", spec.name()), e)
-                    })?;
-                let values = spec.values(&kept)?;
+        let rows = batch.num_rows();
+        if rows == 0 {
+            return Ok(());
+        }
+        if !global {
+            let keys = self.keys(batch)?;
+            partial.table.intern(&keys, rows, ids)?;
+        }
+        let n = partial.table.num_groups();
+        for (spec, acc) in self.aggs.iter().zip(&mut partial.accs) {
+            let Some(keep) = spec.selection(batch)? else {
+                let values = spec.values(batch)?;
                 if global {
-                    acc.update_all(values.as_ref(), kept.num_rows())?;
+                    acc.update_all(values.as_ref(), rows)?;
                 } else {
-                    kept_ids.clear();
-                    kept_ids.extend(
-                        ids.iter()
-                            .zip(keep.values().iter())
-                            .filter_map(|(&g, k)| k.then_some(g)),
-                    );
-                    acc.update(&kept_ids, values.as_ref(), n)?;
+                    acc.update(ids, values.as_ref(), n)?;
                 }
+                continue;
+            };
+            // FILTER (WHERE ...): the argument is evaluated on the kept
+            // rows only (a filter may guard it, as in `1 / x`)
+            let kept = arrow_select::filter::filter_record_batch(batch, &keep).map_err(|e| {
+                ExecError::arrow(format!("aggregate `{}` (FILTER)", spec.name()), e)
+            })?;
+            let values = spec.values(&kept)?;
+            if global {
+                acc.update_all(values.as_ref(), kept.num_rows())?;
+            } else {
+                kept_ids.clear();
+                kept_ids.extend(
+                    ids.iter()
+                        .zip(keep.values().iter())
+                        .filter_map(|(&g, k)| k.then_some(g)),
+                );
+                acc.update(kept_ids, values.as_ref(), n)?;
             }
         }
-        Ok(partial)
+        Ok(())
     }
 
     /// The group key columns of `batch`, as the output schema's types.
@@ -401,6 +431,65 @@ impl HashAggregate {
         }
         RecordBatch::try_new(self.schema.clone(), columns)
             .map_err(|e| ExecError::arrow("aggregate (output batch)", e))
+    }
+}
+
+/// Reused per-worker buffers of the sink phase.
+#[derive(Default)]
+struct Scratch {
+    ids: Vec<u32>,
+    kept_ids: Vec<u32>,
+}
+
+/// A streaming aggregation ([`HashAggregate::sink`]).
+pub struct AggregateSink<'a> {
+    agg: &'a HashAggregate,
+    state: RandomState,
+    /// Partial aggregates not in use by a pushing thread.
+    idle: Mutex<Vec<(Partial, Scratch)>>,
+}
+
+impl std::fmt::Debug for AggregateSink<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AggregateSink").finish_non_exhaustive()
+    }
+}
+
+impl AggregateSink<'_> {
+    /// Aggregates one batch (of the input's columns); callable from
+    /// several threads at once.
+    ///
+    /// # Errors
+    ///
+    /// As [`HashAggregate::run`].
+    pub fn push(&self, batch: &RecordBatch) -> Result<()> {
+        let taken = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let (mut partial, mut scratch) = match taken {
+            Some(p) => p,
+            None => (self.agg.new_partial(&self.state)?, Scratch::default()),
+        };
+        let result = self.agg.sink_batch(&mut partial, batch, &mut scratch);
+        self.idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((partial, scratch));
+        result
+    }
+
+    /// Merges what was pushed into the result batches.
+    ///
+    /// # Errors
+    ///
+    /// As [`HashAggregate::run`].
+    pub fn finish(self, batch_size: usize) -> Result<Vec<RecordBatch>> {
+        let partials = self
+            .idle
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        self.agg.finish(partials, &self.state, batch_size)
     }
 }
 

@@ -16,7 +16,7 @@ mod run;
 mod sort;
 mod source;
 
-pub use aggregate::HashAggregate;
+pub use aggregate::{AggregateSink, HashAggregate};
 pub use error::{ExecError, Result};
 pub use lower::lower;
 pub use plan::{Operator, OperatorMetrics, PhysicalPlan};

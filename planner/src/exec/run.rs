@@ -174,9 +174,16 @@ impl Run<'_> {
                 result.map_err(ExecError::from)
             }
             Operator::Aggregate { input, aggregate } => {
-                let batches = self.collect(input)?;
+                // Fused: the input pipeline's threads aggregate as they go.
+                let sink = aggregate.sink();
+                self.push(input, &|b: RecordBatch| {
+                    let start = Instant::now();
+                    sink.push(&b)?;
+                    metrics.add_time(start.elapsed());
+                    Ok(())
+                })?;
                 let start = Instant::now();
-                let result = aggregate.run(&batches, self.batch_size)?;
+                let result = sink.finish(self.batch_size)?;
                 metrics.add_time(start.elapsed());
                 result.into_iter().try_for_each(out)
             }
