@@ -53,9 +53,19 @@ pub(crate) fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
+            if !e.use_stderr() {
+                // --help, --version
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            // CLI.md: errors are `error: ...` lines on stderr.
+            for line in e.to_string().lines().filter(|l| !l.trim().is_empty()) {
+                match line.strip_prefix("error: ") {
+                    Some(rest) => eprintln!("error: {rest}"),
+                    None => eprintln!("error: {}", line.trim()),
+                }
+            }
+            return ExitCode::from(2);
         }
     };
     let res = match cli.command {

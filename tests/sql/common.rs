@@ -525,9 +525,13 @@ pub fn seed_tables() -> Vec<Table> {
 /// `0..1000` with about 2% NULLs, `s` the row number, `t` the string
 /// `"t{k % 50}"` (NULL with the key).
 pub fn generated(name: &str, rows: usize, keys: i64, seed: u64) -> Table {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     let mut next = move |m: u64| {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (state >> 33) % m
     };
     let data = (0..rows)
@@ -537,11 +541,19 @@ pub fn generated(name: &str, rows: usize, keys: i64, seed: u64) -> Table {
                 3..=7 => Some(7),
                 _ => Some(next(keys as u64) as i64),
             };
-            let v = if next(50) == 0 { None } else { Some(next(1000) as i64) };
+            let v = if next(50) == 0 {
+                None
+            } else {
+                Some(next(1000) as i64)
+            };
             vec![k, v, Some(i as i64), k.map(|k| k % 50)]
         })
         .collect();
-    Table::new(name, &[("k", I64), ("v", I64), ("s", Str), ("t", ColType::Text)], data)
+    Table::new(
+        name,
+        &[("k", I64), ("v", I64), ("s", Str), ("t", ColType::Text)],
+        data,
+    )
 }
 
 // ------------------------------------------------------------ sessions
@@ -659,12 +671,38 @@ pub fn sb(strategy: Strategy, build: Option<&str>) -> (Strategy, Option<String>)
     (strategy, build.map(str::to_string))
 }
 
-/// A unique, empty temporary directory for one test.
-pub fn temp_dir(test: &str) -> PathBuf {
+/// A temporary directory of one test, removed when dropped (also when
+/// the test fails).
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A unique, empty temporary directory for one test, under
+/// `std::env::temp_dir()`.
+pub fn temp_dir(test: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!("tenon-sql-tests-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
 }
 
 /// The hint text of `strategy` naming `table`: `/*+ BROADCAST(b) */`.

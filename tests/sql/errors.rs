@@ -269,3 +269,60 @@ fn schema_mismatch_in_register_batches_is_an_error() {
     .unwrap_err();
     assert_eq!(e.exit_code(), 2, "{e:?}");
 }
+
+#[test]
+fn unsupported_statements_are_input_errors() {
+    for sql in [
+        "INSERT INTO a VALUES (1, 2, 'x')",
+        "DELETE FROM a",
+        "CREATE TABLE x (k BIGINT)",
+        "DROP TABLE a",
+    ] {
+        let e = query_err(&s(), sql);
+        assert_eq!(e.exit_code(), 2, "{sql}: {e:?}");
+    }
+    // the table is still there
+    assert_eq!(run(&s(), "SELECT count(*) FROM a"), ["8"]);
+}
+
+/// Whatever tenon does not run yet is a clean error (exit code 2), never
+/// a panic; what it runs must be right.
+#[test]
+fn constructs_tenon_may_not_run_yet_fail_cleanly() {
+    let s = s();
+    for (sql, expected) in [
+        (
+            "SELECT s, row_number() OVER (ORDER BY s) FROM a WHERE k = 1",
+            vec!["a-1|1", "a-2|2"],
+        ),
+        (
+            "SELECT k, v FROM a WHERE (k, v) IN (SELECT k, v FROM b)",
+            vec!["2|30"],
+        ),
+        (
+            "SELECT s FROM a WHERE v > (SELECT avg(v) FROM b WHERE b.k = a.k)",
+            vec!["a-1", "a-2", "a-3"],
+        ),
+        (
+            "SELECT s FROM a WHERE k = ANY (SELECT k FROM n)",
+            vec!["a-1", "a-2"],
+        ),
+        ("SELECT k FROM a INTERSECT SELECT k FROM n", vec!["1"]),
+        ("SELECT k FROM n EXCEPT SELECT k FROM a", vec!["4"]),
+        (
+            "SELECT s FROM a, LATERAL (SELECT b.k FROM b WHERE b.k = a.k LIMIT 1) l",
+            vec!["a-1", "a-2", "a-3", "a-5", "NULL"],
+        ),
+    ] {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.collect(sql)));
+        match r {
+            Err(_) => panic!("{sql}: panicked"),
+            Ok(Ok(batches)) => {
+                let mut expected: Vec<String> = expected.iter().map(|x| x.to_string()).collect();
+                expected.sort();
+                assert_eq!(row_strings(&batches), expected, "{sql}");
+            }
+            Ok(Err(e)) => assert_eq!(e.exit_code(), 2, "{sql}: {e:?}"),
+        }
+    }
+}

@@ -117,10 +117,10 @@ pub(crate) fn fold(expr: PhysicalExpr) -> PhysicalExpr {
     if matches!(node, Node::Literal(_) | Node::Column(_)) {
         return expr;
     }
-    if let Node::Function { func, .. } = node {
-        if func.signature().volatility != datafusion_expr::Volatility::Immutable {
-            return expr;
-        }
+    if let Node::Function { func, .. } = node
+        && func.signature().volatility != datafusion_expr::Volatility::Immutable
+    {
+        return expr;
     }
     if !node.children().iter().all(|c| c.is_literal()) {
         return expr;

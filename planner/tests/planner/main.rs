@@ -4,6 +4,8 @@
 
 mod choose_explain;
 mod choose_rules;
+mod exec_aggregate;
+mod exec_sort;
 mod expr_eval;
 mod expr_join_filter;
 mod hints_conflicts;
@@ -14,8 +16,6 @@ mod hints_seeds;
 mod hints_support;
 mod sql_blocks;
 mod sql_errors;
-mod sql_joins;
-mod exec_aggregate;
-mod exec_sort;
 mod sql_exists;
+mod sql_joins;
 mod sql_pushdown;

@@ -134,13 +134,13 @@ impl AggSpec {
             .as_deref()
             .map(|f| PhysicalExpr::compile(f, schema, ctx))
             .transpose()?;
-        if let Some(f) = &filter {
-            if f.data_type() != &DataType::Boolean {
-                return Err(ExecError::Unsupported(format!(
-                    "`{name}`: FILTER (WHERE {f}) has type {}; it must be a boolean condition",
-                    f.data_type()
-                )));
-            }
+        if let Some(f) = &filter
+            && f.data_type() != &DataType::Boolean
+        {
+            return Err(ExecError::Unsupported(format!(
+                "`{name}`: FILTER (WHERE {f}) has type {}; it must be a boolean condition",
+                f.data_type()
+            )));
         }
         let count_rows = func == Func::Count
             && !params.distinct

@@ -10,10 +10,11 @@ use datafusion_expr::Expr;
 use datafusion_expr::logical_plan::Join as LogicalJoin;
 
 use super::{Lowered, Lowering, bind, column_expr, schema_of, union};
-use crate::choose::kernel_join_type;
+use crate::choose::{PlannedJoin, kernel_join_type};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
 use crate::expr::{ExprJoinFilter, PhysicalExpr, split_range_conditions};
+use crate::hints::DecisionSource;
 use crate::kernels::{
     HashJoin, HashJoinMode, Join, JoinSide, JoinType, NestedLoopJoin, RangeCondition,
     SortMergeJoin, Strategy,
@@ -27,13 +28,16 @@ impl Lowering<'_> {
         path: &mut Vec<usize>,
         need: &[usize],
     ) -> Result<Lowered> {
-        let decision = *self.decisions.get(&PlanPath(path.clone())).ok_or_else(|| {
-            ExecError::Unsupported(format!(
-                "internal: the join at {path:?} has no strategy decision"
-            ))
-        })?;
         let join_type =
             kernel_join_type(join).map_err(|e| ExecError::Unsupported(e.to_string()))?;
+        let owned;
+        let decision: &PlannedJoin = match self.decisions.get(&PlanPath(path.clone())) {
+            Some(d) => d,
+            None => {
+                owned = self.unblocked_decision(join, join_type, path);
+                &owned
+            }
+        };
         let (lschema, rschema) = (join.left.schema(), join.right.schema());
         let (lw, rw) = (lschema.fields().len(), rschema.fields().len());
         let (has_left, _) = join_type.output_sides();
@@ -243,6 +247,58 @@ impl Lowering<'_> {
             ),
             cols: need.to_vec(),
         })
+    }
+}
+
+impl Lowering<'_> {
+    /// The decision for a join that belongs to no query block: the joins
+    /// DataFusion makes of INTERSECT and EXCEPT. They take no hints; the
+    /// strategy is the first of SHUFFLE_HASH, BROADCAST, SHUFFLE_MERGE
+    /// that is not disabled (NEST_LOOP without keys or when all are).
+    fn unblocked_decision(
+        &self,
+        join: &LogicalJoin,
+        join_type: JoinType,
+        path: &[usize],
+    ) -> PlannedJoin {
+        let disabled = &self.config.disabled_strategies;
+        let strategy = if join.on.is_empty() {
+            Strategy::NestLoop
+        } else {
+            [
+                Strategy::ShuffleHash,
+                Strategy::Broadcast,
+                Strategy::ShuffleMerge,
+            ]
+            .into_iter()
+            .find(|s| !disabled.contains(s))
+            .unwrap_or(Strategy::NestLoop)
+        };
+        let op = match join.null_equality {
+            NullEquality::NullEqualsNothing => "=",
+            NullEquality::NullEqualsNull => "IS NOT DISTINCT FROM",
+        };
+        PlannedJoin {
+            block: usize::MAX,
+            path: PlanPath(path.to_vec()),
+            strategy,
+            join_type,
+            build_side: (strategy != Strategy::ShuffleMerge).then_some(JoinSide::Right),
+            build: None,
+            left: None,
+            right: None,
+            keys: join
+                .on
+                .iter()
+                .map(|(l, r)| format!("{l} {op} {r}"))
+                .collect(),
+            filter: join.filter.as_ref().map(ToString::to_string),
+            reason: format!(
+                "a set operation's join (INTERSECT / EXCEPT) takes no hints: {strategy}"
+            ),
+            source: DecisionSource::Default,
+            ignored_hints: Vec::new(),
+        }
     }
 }
 

@@ -151,9 +151,7 @@ impl Lowering<'_> {
             LogicalPlan::TableScan(scan) => self.scan(scan, need),
             LogicalPlan::SubqueryAlias(alias) => {
                 let mut lowered = self.child(&alias.input, path, 0, need)?;
-                if let Operator::Scan { alias: a, .. } = &mut lowered.plan.operator {
-                    *a = Some(alias.alias.to_string());
-                }
+                name_scan(&mut lowered.plan, &alias.alias.to_string());
                 Ok(lowered)
             }
             LogicalPlan::Filter(filter) => {
@@ -473,6 +471,16 @@ impl Lowering<'_> {
             ),
             cols: (0..width).collect(),
         })
+    }
+}
+
+/// Gives the scan under an alias (and under the filters pushed down to
+/// it) the alias, for EXPLAIN.
+fn name_scan(plan: &mut PhysicalPlan, name: &str) {
+    match &mut plan.operator {
+        Operator::Scan { alias, .. } => *alias = Some(name.to_string()),
+        Operator::Filter { input, .. } => name_scan(input, name),
+        _ => {}
     }
 }
 
