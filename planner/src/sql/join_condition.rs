@@ -217,7 +217,11 @@ pub fn extract_join_keys(plan: LogicalPlan) -> Result<LogicalPlan, SqlError> {
         };
         let split = join_condition(&join)
             .map_err(|e| datafusion_common::DataFusionError::External(Box::new(e)))?;
-        let null_equality = if split.null_equal {
+        // Keys DataFusion set itself (INTERSECT / EXCEPT: NULLs equal) keep
+        // their NULL semantics.
+        let kept_null_equal =
+            join.null_equality == NullEquality::NullEqualsNull && !join.on.is_empty();
+        let null_equality = if split.null_equal || kept_null_equal {
             NullEquality::NullEqualsNull
         } else {
             NullEquality::NullEqualsNothing
