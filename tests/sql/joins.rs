@@ -503,6 +503,40 @@ fn residual_on_condition_for_every_join_type() {
     }
 }
 
+/// A band condition with computed bounds (`b.v - 5`, `b.v + 5`): SHUFFLE_MERGE
+/// and NEST_LOOP search it as range conditions on columns the planner
+/// computes before the join; every join type agrees with the reference.
+#[test]
+fn band_condition_with_computed_bounds_for_every_join_type() {
+    let (a, b, ak, av, bk, bv) = ab();
+    let between = |x: Option<i64>, lo: Option<i64>, hi: Option<i64>| Some(x? >= lo? && x? <= hi?);
+    let on = |x: &Row, y: &Row| {
+        and(
+            eq(x[ak], y[bk]),
+            between(x[av], y[bv].map(|v| v - 5), y[bv].map(|v| v + 5)),
+        )
+    };
+    for (kw, jt, rj, list) in [
+        ("JOIN", JoinType::Inner, RefJoin::Inner, AB),
+        ("LEFT JOIN", JoinType::Left, RefJoin::Left, AB),
+        ("RIGHT JOIN", JoinType::Right, RefJoin::Right, AB),
+        ("FULL OUTER JOIN", JoinType::Full, RefJoin::Full, AB),
+        ("LEFT SEMI JOIN", JoinType::LeftSemi, RefJoin::Semi, A),
+        ("LEFT ANTI JOIN", JoinType::LeftAnti, RefJoin::Anti, A),
+    ] {
+        sweep(
+            &format!(
+                "SELECT {{hint}} {list} FROM a {kw} b \
+                 ON a.k = b.k AND a.v BETWEEN b.v - 5 AND b.v + 5"
+            ),
+            Shape::Equi(jt),
+            "a",
+            "b",
+            &ref_join(&a, &b, rj, on),
+        );
+    }
+}
+
 #[test]
 fn residual_condition_with_a_constant_on_one_side() {
     let (a, b, ak, _, bk, bv) = ab();

@@ -9,11 +9,12 @@ use datafusion_common::NullEquality;
 use datafusion_expr::Expr;
 use datafusion_expr::logical_plan::Join as LogicalJoin;
 
+use super::ranges::split_ranges;
 use super::{Lowered, Lowering, bind, column_expr, schema_of, union};
 use crate::choose::{PlannedJoin, kernel_join_type};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
-use crate::expr::{ExprJoinFilter, PhysicalExpr, split_range_conditions};
+use crate::expr::{ExprJoinFilter, PhysicalExpr};
 use crate::hints::DecisionSource;
 use crate::kernels::{
     HashJoin, HashJoinMode, Join, JoinSide, JoinType, NestedLoopJoin, RangeCondition,
@@ -79,10 +80,24 @@ impl Lowering<'_> {
         } else {
             join.filter.clone()
         };
-        let predicate = predicate_expr
+        // Range conditions (NEST_LOOP, SHUFFLE_MERGE) come out of the
+        // predicate; the rest is the residual filter.
+        let use_ranges = matches!(
+            decision.strategy,
+            Strategy::NestLoop | Strategy::ShuffleMerge
+        ) && join_type != JoinType::LeftAntiNullAware;
+        let (range_specs, residual_expr) = match (&predicate_expr, use_ranges) {
+            (Some(p), true) => split_ranges(p, lschema, rschema, self.ctx),
+            (p, _) => (Vec::new(), p.clone()),
+        };
+        let predicate = residual_expr
             .as_ref()
             .map(|p| PhysicalExpr::compile(p, &combined, self.ctx))
             .transpose()?;
+        if nested {
+            lkeys.clear();
+            rkeys.clear();
+        }
 
         // Columns each side must produce.
         let mut lneed = Vec::new();
@@ -94,13 +109,11 @@ impl Lowering<'_> {
             }
         }
         let (mut lneed, mut rneed) = (union(lneed, []), union(rneed, []));
-        if !nested {
-            for k in &lkeys {
-                lneed = union(lneed, k.columns());
-            }
-            for k in &rkeys {
-                rneed = union(rneed, k.columns());
-            }
+        for k in lkeys.iter().chain(range_specs.iter().map(|r| &r.left)) {
+            lneed = union(lneed, k.columns());
+        }
+        for k in rkeys.iter().chain(range_specs.iter().map(|r| &r.right)) {
+            rneed = union(rneed, k.columns());
         }
         if let Some(p) = &predicate {
             for c in p.columns() {
@@ -117,18 +130,23 @@ impl Lowering<'_> {
 
         // Key columns: plain columns are used in place; computed keys (casts)
         // are appended to their side by a projection.
-        let (left_plan, lkey_idx) = if nested {
-            (left.plan, vec![])
-        } else {
-            with_keys(left.plan, &lkeys, &lpos)
-        };
-        let (right_plan, rkey_idx) = if nested {
-            (right.plan, vec![])
-        } else {
-            with_keys(right.plan, &rkeys, &rpos)
-        };
+        // Range sides are appended the same way.
+        let nkeys = lkeys.len();
+        lkeys.extend(range_specs.iter().map(|r| r.left.clone()));
+        rkeys.extend(range_specs.iter().map(|r| r.right.clone()));
+        let (left_plan, lidx) = with_keys(left.plan, &lkeys, &lpos);
+        let (right_plan, ridx) = with_keys(right.plan, &rkeys, &rpos);
         let left_width = left_plan.schema.fields().len();
-        let on: Vec<(usize, usize)> = lkey_idx.into_iter().zip(rkey_idx).collect();
+        let on: Vec<(usize, usize)> = lidx[..nkeys]
+            .iter()
+            .copied()
+            .zip(ridx[..nkeys].iter().copied())
+            .collect();
+        let ranges: Vec<RangeCondition> = range_specs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RangeCondition::new(lidx[nkeys + i], r.op, ridx[nkeys + i]))
+            .collect();
 
         // The predicate over the physical pair layout.
         let map_pair = |c: usize| {
@@ -138,36 +156,19 @@ impl Lowering<'_> {
                 left_width + rpos[c - lw]
             }
         };
-        let mut ranges: Vec<RangeCondition> = Vec::new();
         let mut filter = None;
-        if let (Some(pexpr), Some(pred)) = (&predicate_expr, &predicate) {
-            let residual = if nested && decision.join_type != JoinType::LeftAntiNullAware {
-                let split = split_range_conditions(pexpr, &combined, lw);
-                ranges = split
-                    .ranges
-                    .iter()
-                    .map(|r| RangeCondition::new(lpos[r.left], r.op, rpos[r.right]))
-                    .collect();
-                split
-                    .residual
-                    .map(|e| PhysicalExpr::compile(&e, &combined, self.ctx))
-                    .transpose()?
-            } else {
-                Some(pred.clone())
-            };
-            if let Some(residual) = residual {
-                let bound = residual.remap_columns(&map_pair);
-                let fields: Vec<Field> = left_plan
-                    .schema
-                    .fields()
-                    .iter()
-                    .chain(right_plan.schema.fields().iter())
-                    .map(|f| f.as_ref().clone())
-                    .collect();
-                filter = Some(Arc::new(ExprJoinFilter::from_physical(
-                    bound, &fields, left_width,
-                )?));
-            }
+        if let Some(residual) = &predicate {
+            let bound = residual.remap_columns(&map_pair);
+            let fields: Vec<Field> = left_plan
+                .schema
+                .fields()
+                .iter()
+                .chain(right_plan.schema.fields().iter())
+                .map(|f| f.as_ref().clone())
+                .collect();
+            filter = Some(Arc::new(ExprJoinFilter::from_physical(
+                bound, &fields, left_width,
+            )?));
         }
 
         // Output: the needed columns of each side, in need order.
@@ -213,6 +214,9 @@ impl Lowering<'_> {
                     .batch_size(batch_size)
                     .threads(threads)
                     .memory(self.budget.clone());
+                if !ranges.is_empty() {
+                    j = j.ranges(ranges);
+                }
                 if let Some(f) = filter {
                     j = j.filter(f);
                 }

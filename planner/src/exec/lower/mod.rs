@@ -31,6 +31,7 @@ use crate::kernels::MemoryBudget;
 use crate::sql::PlanPath;
 
 mod join;
+mod ranges;
 
 /// A lowered node: the operator tree and which columns of the logical
 /// node it produces, in order.
