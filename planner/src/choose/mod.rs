@@ -32,15 +32,17 @@
 //!   (`__sq_`); their subquery side has no name (`null`), but keeps the
 //!   size estimate of the table it reads, if it is one. Follow-up: a flag
 //!   on [`JoinRef`] would be sturdier than the prefix.
-//! - **Size estimates** come from the catalog's [`TableStats`] for inputs
-//!   that are a table or an aliased table (under filters and projections:
-//!   the table's size is used as an upper bound). With only rows or only
-//!   bytes known, the other is derived from the schema's row width (fixed
-//!   widths, 16 bytes for variable-width columns). Derived tables and join
-//!   subtrees have no estimate.
+//! - **Size estimates** come from the catalog's [`TableStats`] for tables,
+//!   and through filters, projections, aggregates and joins by the simple
+//!   rules of `estimate.rs` (a filter keeps a quarter, a join as many rows
+//!   as its larger input). With only rows or only bytes known for a table,
+//!   the other is derived from the schema's row width (fixed widths, 16
+//!   bytes for variable-width columns).
 //! - **Sorted inputs** (H15): an input is sorted on the join keys when it
 //!   is a table (or alias) whose [`TableStats::sorted_on`] starts with the
 //!   join's key columns on that side, in order.
+
+mod estimate;
 
 use std::fmt::{self, Write as _};
 use std::ops::ControlFlow;
@@ -373,8 +375,8 @@ fn join_site(
     let mut site = JoinSite::new(
         id,
         join_type,
-        site_input(&jref.left, catalog, &left_keys),
-        site_input(&jref.right, catalog, &right_keys),
+        site_input(&jref.left, catalog, &left_keys, &join.left),
+        site_input(&jref.right, catalog, &right_keys, &join.right),
     );
     if join.on.is_empty() {
         site = site.non_equi();
@@ -386,7 +388,12 @@ fn join_site(
 }
 
 /// One input: its name, size estimate and sortedness.
-fn site_input(input: &JoinInput, catalog: &Catalog, keys: &[&Expr]) -> SiteInput {
+fn site_input(
+    input: &JoinInput,
+    catalog: &Catalog,
+    keys: &[&Expr],
+    plan: &LogicalPlan,
+) -> SiteInput {
     let mut site = SiteInput {
         name: hintable_name(input),
         ..SiteInput::default()
@@ -397,9 +404,9 @@ fn site_input(input: &JoinInput, catalog: &Catalog, keys: &[&Expr]) -> SiteInput
         _ => None,
     };
     if let Some(table) = table.and_then(|t| catalog.table(t)) {
-        site.estimate = estimate(&table.stats, &table.schema);
         site.sorted_on_keys = sorted_on_keys(&table.stats, keys);
     }
+    site.estimate = estimate::estimate_plan(plan, catalog);
     site
 }
 

@@ -588,3 +588,46 @@ fn h32_alias_must_be_used() {
 
 // H31 (views): the SQL front end does not register views yet (CREATE VIEW
 // is rejected as an unsupported statement), so there is nothing to test.
+
+// ------------------------------------------------- estimates (H15)
+
+/// A filtered derived table is estimated at a quarter of its table: t2
+/// (200 MiB) is over a 64 MiB threshold, `WHERE v = 1` on it (50 MiB) is
+/// not, so the default broadcasts it.
+#[test]
+fn h15_estimate_through_a_filter_decides_broadcast() {
+    let config = set(&["broadcast_threshold=64MB"]);
+    let plain = plan_with("SELECT * FROM t4 JOIN t2 ON t4.id = t2.id", &config).unwrap();
+    assert_eq!(chosen(&plain), [(Strategy::ShuffleHash, Some("t2"))]);
+    let filtered = plan_with(
+        "SELECT * FROM t4 JOIN (SELECT * FROM t2 WHERE v = 1) f ON t4.id = f.id",
+        &config,
+    )
+    .unwrap();
+    assert_eq!(chosen(&filtered), [(Strategy::Broadcast, Some("f"))]);
+    assert!(
+        filtered.joins[0].reason.contains("50.0 MiB"),
+        "{}",
+        filtered.joins[0].reason
+    );
+}
+
+/// A join subtree is estimated (rows of its larger input, both inputs'
+/// row widths): (t1 JOIN t3) is small, so joining it to t4 broadcasts the
+/// subtree side (no name: `build` is null).
+#[test]
+fn h15_estimate_of_a_join_subtree() {
+    let p = plan("SELECT * FROM t4 JOIN (t1 JOIN t3 ON t1.id = t3.id) ON t4.id = t1.id");
+    assert_eq!(p.joins.len(), 2);
+    let outer = p
+        .joins
+        .iter()
+        .find(|j| j.left.as_deref() == Some("t4"))
+        .unwrap();
+    assert_eq!(outer.strategy, Strategy::Broadcast, "{}", outer.reason);
+    assert_eq!(
+        outer.build_side,
+        Some(tenon_planner::kernels::JoinSide::Right)
+    );
+    assert_eq!(outer.build, None);
+}
