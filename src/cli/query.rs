@@ -19,7 +19,8 @@ pub(crate) struct QueryArgs {
     #[arg(value_name = "SQL")]
     sql: Option<String>,
     /// Register a table (repeatable): NAME=PATH, PATH a .parquet, .csv,
-    /// .arrow/.ipc/.feather file or a directory of such files. Without any
+    /// .arrow/.ipc/.feather file or a directory of such files. NAME is
+    /// folded to lower case, as SQL folds unquoted names. Without any
     /// --table, the TPC-H tables at scale 0.01 are registered.
     #[arg(long = "table", value_name = "NAME=PATH")]
     tables: Vec<String>,
@@ -89,7 +90,10 @@ fn session(args: &QueryArgs) -> Result<Session, CliError> {
                 "--table {spec}: expected NAME=PATH, e.g. --table orders=data/orders.parquet"
             )));
         };
-        let name = name.trim();
+        // SQL folds unquoted names to lower case: register the name so
+        // that `FROM Orders` finds `--table Orders=...`.
+        let name = name.trim().to_lowercase();
+        let name = name.as_str();
         if name.is_empty() || path.is_empty() {
             return Err(CliError::usage(format!(
                 "--table {spec}: expected NAME=PATH with a non-empty name and path"

@@ -279,6 +279,23 @@ fn timing_prints_elapsed_and_rows_on_stderr() {
     assert_eq!(stdout(&o).lines().count(), 6, "{}", stdout(&o));
 }
 
+/// `--table Sales=...`: SQL folds the unquoted `Sales` to `sales`, and so
+/// does the registration, so the name works as written.
+#[test]
+fn table_names_fold_to_lower_case() {
+    let dir = csv_dir("fold_case");
+    let a = table_arg("Sales", &dir.join("a.csv"));
+    let csv = ok(&[
+        "--table",
+        &a,
+        "--format",
+        "csv",
+        "SELECT count(*) AS n FROM Sales",
+    ]);
+    assert_eq!(csv, "n\n8\n");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 // -------------------------------------------------------------- formats
 
 #[test]
