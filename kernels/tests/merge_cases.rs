@@ -728,3 +728,33 @@ fn band_condition_inside_runs_matches_the_oracle() {
         assert_matches_oracle(&join, &oracle, &chunked(&l, 7), &one(&r));
     }
 }
+
+/// A low-match join (a tenth of the larger side's keys exist on the other
+/// side, NULLs on both): the key filter of the smaller side's keys leaves
+/// the larger side's unmatched rows out where that is correct (inner,
+/// semi joins) and must not where they are output (outer, anti, NOT IN);
+/// every join type matches the oracle, larger side on either side.
+#[test]
+fn low_match_inputs_with_the_key_filter_match_the_oracle() {
+    let big: Vec<Option<i64>> = (0..600)
+        .map(|i| match i % 17 {
+            0 => None,
+            _ if i % 10 == 0 => Some(i / 10),
+            _ => Some(1_000 + i),
+        })
+        .collect();
+    let small: Vec<Option<i64>> = (0..60)
+        .map(|i| if i % 13 == 0 { None } else { Some(i) })
+        .collect();
+    let payload = |n: usize| i64s(&(0..n as i64).map(Some).collect::<Vec<_>>());
+    let b = batch(vec![("k", i64s(&big)), ("p", payload(big.len()))]);
+    let s = batch(vec![("k", i64s(&small)), ("p", payload(small.len()))]);
+    all_types_match_oracle(&one(&b), &one(&s), &[(0, 0)], Some((1, 1)), (false, false));
+    all_types_match_oracle(
+        &chunked(&s, 7),
+        &one(&b),
+        &[(0, 0)],
+        Some((1, 1)),
+        (false, false),
+    );
+}

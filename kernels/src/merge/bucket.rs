@@ -116,6 +116,88 @@ pub(crate) fn key_bounds<S: KeySource, K: SortableKey>(
         .reduce_with(|a, b| (a.0.min(b.0), a.1.max(b.1)))
 }
 
+/// A Bloom-style filter over the top bits of one side's sort keys: rows of
+/// the other side whose key is certainly absent are left out of the
+/// partitions (a semi-join reduction before the sort). Equal keys have
+/// equal top bits, so a row it rules out has no equal key; it may let a
+/// row through that has none (false positive, about 1% at 16 bits a key).
+pub(crate) struct KeyBits {
+    words: Vec<u64>,
+    mask: usize,
+}
+
+impl KeyBits {
+    /// Rows of the sampled side tested before the filter is used.
+    const SAMPLE: usize = 4096;
+
+    #[inline(always)]
+    fn locate(x: u64) -> (usize, u64) {
+        let h = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let h = h ^ (h >> 29);
+        (
+            (h >> 32) as usize,
+            (1u64 << (h & 63)) | (1u64 << ((h >> 6) & 63)),
+        )
+    }
+
+    /// Bytes of the filter for a side of `rows` rows.
+    pub(crate) fn bytes_for(rows: usize) -> usize {
+        (rows * 16 / 64).max(1).next_power_of_two() * 8
+    }
+
+    /// The filter of `side`'s non-NULL keys.
+    pub(crate) fn build<S: KeySource, K: SortableKey>(
+        side: &SideKeys<'_, S>,
+        key: impl Fn(&S, usize) -> K + Sync,
+    ) -> Self {
+        let n_words = Self::bytes_for(side.num_rows()) / 8;
+        let mut words = vec![0u64; n_words];
+        let mask = n_words - 1;
+        for (b, range) in chunks(side) {
+            let (keys, nulls) = (&side.keys[b], side.nulls[b].as_ref());
+            for i in range {
+                if nulls.is_some_and(|n| n.is_null(i)) {
+                    continue;
+                }
+                let (w, bits) = Self::locate(key(keys, i).top_bits());
+                words[w & mask] |= bits;
+            }
+        }
+        KeyBits { words, mask }
+    }
+
+    /// Whether a key with these top bits may be in the filtered side.
+    #[inline(always)]
+    pub(crate) fn may_contain(&self, top_bits: u64) -> bool {
+        let (w, bits) = Self::locate(top_bits);
+        self.words[w & self.mask] & bits == bits
+    }
+
+    /// Whether the filter would drop at least half of `side`'s rows, judged
+    /// on its first few thousand non-NULL rows.
+    pub(crate) fn worth_it<S: KeySource, K: SortableKey>(
+        &self,
+        side: &SideKeys<'_, S>,
+        key: impl Fn(&S, usize) -> K + Sync,
+    ) -> bool {
+        let (mut tested, mut passed) = (0usize, 0usize);
+        'outer: for (b, range) in chunks(side) {
+            let (keys, nulls) = (&side.keys[b], side.nulls[b].as_ref());
+            for i in range {
+                if tested == Self::SAMPLE {
+                    break 'outer;
+                }
+                if nulls.is_some_and(|n| n.is_null(i)) {
+                    continue;
+                }
+                tested += 1;
+                passed += usize::from(self.may_contain(key(keys, i).top_bits()));
+            }
+        }
+        tested > 0 && passed * 2 <= tested
+    }
+}
+
 /// A pointer that chunks write through at disjoint positions.
 struct Out<K>(*mut Entry<K>);
 
@@ -132,7 +214,11 @@ pub(crate) fn partition<S: KeySource, K: SortableKey>(
     side: &SideKeys<'_, S>,
     cut: Cut,
     key: impl Fn(&S, usize) -> K + Sync,
+    keep: Option<&KeyBits>,
 ) -> Buckets<K> {
+    if let Some(filter) = keep {
+        return partition_filtered(side, cut, key, filter);
+    }
     let parts = cut.partitions();
     let chunks = chunks(side);
     let offsets_of = side.list.offsets();
@@ -154,18 +240,7 @@ pub(crate) fn partition<S: KeySource, K: SortableKey>(
         })
         .collect();
     // Combine: each chunk's start in each partition.
-    let mut offsets = Vec::with_capacity(parts + 1);
-    let mut starts = vec![vec![0usize; parts]; sunk.len()];
-    let mut at = 0;
-    for p in 0..parts {
-        offsets.push(at);
-        for (start, (hist, _)) in starts.iter_mut().zip(&sunk) {
-            start[p] = at;
-            at += hist[p] as usize;
-        }
-    }
-    offsets.push(at);
-    let total = at;
+    let (offsets, starts, total) = layout(parts, sunk.iter().map(|(h, _)| h));
     // Scatter.
     let mut entries: Vec<Entry<K>> = huge_vec(total);
     let out = Out(entries.as_mut_ptr());
@@ -198,6 +273,86 @@ pub(crate) fn partition<S: KeySource, K: SortableKey>(
     // histograms count every non-NULL row and the ranges tile 0..total.
     unsafe { entries.set_len(total) };
     let null_rows = sunk.into_iter().flat_map(|(_, n)| n).collect();
+    Buckets {
+        entries,
+        offsets,
+        null_rows,
+    }
+}
+
+/// Each partition's start (and the end), each chunk's start in each
+/// partition, and the total, from the chunks' histograms.
+fn layout<'a>(
+    parts: usize,
+    hists: impl Iterator<Item = &'a Vec<u32>> + Clone,
+) -> (Vec<usize>, Vec<Vec<usize>>, usize) {
+    let n = hists.clone().count();
+    let mut offsets = Vec::with_capacity(parts + 1);
+    let mut starts = vec![vec![0usize; parts]; n];
+    let mut at = 0;
+    for p in 0..parts {
+        offsets.push(at);
+        for (start, hist) in starts.iter_mut().zip(hists.clone()) {
+            start[p] = at;
+            at += hist[p] as usize;
+        }
+    }
+    offsets.push(at);
+    (offsets, starts, at)
+}
+
+/// [`partition`] of the rows `filter` lets through: one pass over the side
+/// tests each key once and keeps the survivors' entries per chunk (few,
+/// when the filter is used), which are then placed by partition.
+fn partition_filtered<S: KeySource, K: SortableKey>(
+    side: &SideKeys<'_, S>,
+    cut: Cut,
+    key: impl Fn(&S, usize) -> K + Sync,
+    filter: &KeyBits,
+) -> Buckets<K> {
+    let parts = cut.partitions();
+    let chunks = chunks(side);
+    let offsets_of = side.list.offsets();
+    type Sunk<K> = (Vec<u32>, Vec<Entry<K>>, Vec<u32>);
+    let sunk: Vec<Sunk<K>> = chunks
+        .par_iter()
+        .map(|(b, range)| {
+            let (keys, nulls) = (&side.keys[*b], side.nulls[*b].as_ref());
+            let mut hist = vec![0u32; parts];
+            let mut kept = Vec::new();
+            let mut null_rows = Vec::new();
+            for i in range.clone() {
+                let row = (offsets_of[*b] + i) as u32;
+                if nulls.is_some_and(|n| n.is_null(i)) {
+                    null_rows.push(row);
+                    continue;
+                }
+                let k = key(keys, i);
+                if filter.may_contain(k.top_bits()) {
+                    hist[cut.of(k.top_bits())] += 1;
+                    kept.push(Entry { key: k, row });
+                }
+            }
+            (hist, kept, null_rows)
+        })
+        .collect();
+    let (offsets, starts, total) = layout(parts, sunk.iter().map(|(h, _, _)| h));
+    let mut entries: Vec<Entry<K>> = Vec::with_capacity(total);
+    entries.resize(
+        total,
+        Entry {
+            key: K::default(),
+            row: 0,
+        },
+    );
+    for ((_, kept, _), mut pos) in sunk.iter().zip(starts) {
+        for e in kept {
+            let p = cut.of(e.key.top_bits());
+            entries[pos[p]] = *e;
+            pos[p] += 1;
+        }
+    }
+    let null_rows = sunk.into_iter().flat_map(|(_, _, n)| n).collect();
     Buckets {
         entries,
         offsets,

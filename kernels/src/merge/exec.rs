@@ -16,7 +16,7 @@ use arrow_row::Rows;
 use arrow_select::concat::concat_batches;
 use rayon::prelude::*;
 
-use super::bucket::{Buckets, Cut, key_bounds, partition};
+use super::bucket::{Buckets, Cut, KeyBits, key_bounds, partition};
 use super::emit::{Pairs, RunEmitter};
 use super::gather::Batches;
 use super::order::{ImageConv, OrderSpec, SideKeys, SortKey};
@@ -51,6 +51,10 @@ pub const BIG_RUN: usize = 1 << 16;
 pub(crate) fn big_run() -> usize {
     if cfg!(debug_assertions) { 16 } else { BIG_RUN }
 }
+
+/// The larger side must have this many rows before a key filter of the
+/// smaller side's keys is tried (debug builds: 64, so the tests use it).
+const KEY_FILTER_MIN_ROWS: usize = if cfg!(debug_assertions) { 64 } else { 1 << 16 };
 
 /// Rows per chunk of the source of unmatched rows.
 const SOURCE_ROWS: usize = 1 << 16;
@@ -143,12 +147,38 @@ impl Prepared<'_> {
             .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
             .unwrap_or((0, 0));
         let cut = Cut::new(lo, hi, bits);
-        let lsc = partition(&lk, cut, key);
-        let rsc = partition(&rk, cut, key);
+        // Semi-join reduction: when a sample says most of the larger side's
+        // rows have no equal key on the other side, a filter of the smaller
+        // side's keys keeps them out of the partitions, the sort and the
+        // merge. Rows output for *not* matching (outer, anti) still are:
+        // that output comes from the match bitmaps, which cover every row.
+        // NOT IN is left alone (a key-less candidate can still decide).
+        let roles = self.roles;
+        let (big_is_left, big_rows, small_rows) = if nl >= nr {
+            (true, nl, nr)
+        } else {
+            (false, nr, nl)
+        };
+        let mut lkeep = None;
+        let mut rkeep = None;
+        let mut _filter_mem = None;
+        if big_rows >= KEY_FILTER_MIN_ROWS && !roles.null_aware {
+            let (small, big) = if big_is_left { (&rk, &lk) } else { (&lk, &rk) };
+            _filter_mem = Some(mem.try_reserve("the key filter", KeyBits::bytes_for(small_rows))?);
+            let bits = KeyBits::build(small, key);
+            if bits.worth_it(big, key) {
+                if big_is_left {
+                    lkeep = Some(bits);
+                } else {
+                    rkeep = Some(bits);
+                }
+            }
+        }
+        let lsc = partition(&lk, cut, key, lkeep.as_ref());
+        let rsc = partition(&rk, cut, key, rkeep.as_ref());
 
         // Match bitmaps of the sides whose rows are output by whether they
         // matched.
-        let roles = self.roles;
         let (track_l, track_r) = if build_is_left {
             (roles.tracks_build(), roles.tracks_probe())
         } else {
