@@ -20,6 +20,8 @@
 //! in row order, so the result is stable: a presorted side stays sorted in
 //! every partition. Rows whose key is NULL are returned apart, ascending.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rayon::prelude::*;
 
 use super::order::SideKeys;
@@ -151,19 +153,22 @@ impl KeyBits {
         key: impl Fn(&S, usize) -> K + Sync,
     ) -> Self {
         let n_words = Self::bytes_for(side.num_rows()) / 8;
-        let mut words = vec![0u64; n_words];
+        let words: Vec<AtomicU64> = (0..n_words).map(|_| AtomicU64::new(0)).collect();
         let mask = n_words - 1;
-        for (b, range) in chunks(side) {
+        chunks(side).into_par_iter().for_each(|(b, range)| {
             let (keys, nulls) = (&side.keys[b], side.nulls[b].as_ref());
             for i in range {
                 if nulls.is_some_and(|n| n.is_null(i)) {
                     continue;
                 }
                 let (w, bits) = Self::locate(key(keys, i).top_bits());
-                words[w & mask] |= bits;
+                words[w & mask].fetch_or(bits, Ordering::Relaxed);
             }
+        });
+        KeyBits {
+            words: words.into_iter().map(AtomicU64::into_inner).collect(),
+            mask,
         }
-        KeyBits { words, mask }
     }
 
     /// Whether a key with these top bits may be in the filtered side.

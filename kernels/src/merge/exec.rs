@@ -153,6 +153,8 @@ impl Prepared<'_> {
         // merge. Rows output for *not* matching (outer, anti) still are:
         // that output comes from the match bitmaps, which cover every row.
         // NOT IN is left alone (a key-less candidate can still decide).
+        // Tried only when the larger side has at least twice the rows, so
+        // that building the filter is cheap beside what it can save.
         let roles = self.roles;
         let (big_is_left, big_rows, small_rows) = if nl >= nr {
             (true, nl, nr)
@@ -162,7 +164,7 @@ impl Prepared<'_> {
         let mut lkeep = None;
         let mut rkeep = None;
         let mut _filter_mem = None;
-        if big_rows >= KEY_FILTER_MIN_ROWS && !roles.null_aware {
+        if big_rows >= KEY_FILTER_MIN_ROWS && big_rows >= 2 * small_rows && !roles.null_aware {
             let (small, big) = if big_is_left { (&rk, &lk) } else { (&lk, &rk) };
             _filter_mem = Some(mem.try_reserve("the key filter", KeyBits::bytes_for(small_rows))?);
             let bits = KeyBits::build(small, key);
