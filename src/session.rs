@@ -40,8 +40,8 @@
 //! ```
 
 use std::path::Path;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -286,9 +286,10 @@ impl Session {
         let handle = std::thread::Builder::new()
             .name("tenon-query".into())
             .spawn(move || {
-                let sender = Mutex::new(tx.clone());
+                // `SyncSender` is `Sync`: the workers send through one
+                // shared reference.
                 let result = exec::execute(&physical, &tables, &pool, batch_size, &|b| {
-                    send(&sender, Ok(b))
+                    tx.send(Ok(b)).map_err(|_| ExecError::Cancelled)
                 });
                 if let Err(e) = result
                     && !matches!(e, ExecError::Cancelled)
@@ -303,14 +304,6 @@ impl Session {
             handle: Some(handle),
         })
     }
-}
-
-fn send(
-    tx: &Mutex<SyncSender<Result<RecordBatch, Error>>>,
-    item: Result<RecordBatch, Error>,
-) -> exec::Result<()> {
-    let tx = tx.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    tx.send(item).map_err(|_| ExecError::Cancelled)
 }
 
 struct Prepared {

@@ -19,3 +19,4 @@ mod sql_errors;
 mod sql_exists;
 mod sql_joins;
 mod sql_pushdown;
+mod sql_support;

@@ -12,6 +12,8 @@ use tenon_planner::hints::{DecisionSource, IgnoreReason};
 use tenon_planner::kernels::{JoinType as KernelJoinType, Strategy};
 use tenon_planner::sql::{Catalog, InputKind, PlannedQuery, SqlError, node_at};
 
+use crate::sql_support::{filter, keys};
+
 fn catalog() -> Catalog {
     let mut c = Catalog::new();
     for t in ["t1", "t2", "t3", "t4"] {
@@ -56,14 +58,6 @@ fn block_joins(p: &PlannedQuery, b: usize) -> Vec<Join> {
             other => panic!("no join at {:?}: {other:?}", j.path),
         })
         .collect()
-}
-
-fn keys(join: &Join) -> Vec<String> {
-    join.on.iter().map(|(l, r)| format!("{l} = {r}")).collect()
-}
-
-fn filter(join: &Join) -> Option<String> {
-    join.filter.as_ref().map(ToString::to_string)
 }
 
 fn text(p: &PlannedQuery) -> String {

@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema};
 use datafusion_common::NullEquality;
-use datafusion_expr::{Expr, Join, JoinType, LogicalPlan};
-use tenon_planner::sql::{Catalog, KeyCast, PlannedQuery, join_condition, node_at};
+use datafusion_expr::{Expr, JoinType};
+use tenon_planner::sql::{Catalog, KeyCast, PlannedQuery, join_condition};
+
+use crate::sql_support::{joins, keys};
 
 fn catalog() -> Catalog {
     let mut c = Catalog::new();
@@ -40,20 +42,6 @@ fn catalog() -> Catalog {
 
 fn plan(sql: &str) -> PlannedQuery {
     catalog().plan(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-/// The joins of the query, in block order, as planned.
-fn joins(p: &PlannedQuery) -> Vec<Join> {
-    p.joins()
-        .map(|(_, j)| match node_at(&p.plan, &j.path) {
-            Some(LogicalPlan::Join(join)) => join,
-            other => panic!("no join at {:?}: {other:?}", j.path),
-        })
-        .collect()
-}
-
-fn keys(join: &Join) -> Vec<String> {
-    join.on.iter().map(|(l, r)| format!("{l} = {r}")).collect()
 }
 
 #[test]

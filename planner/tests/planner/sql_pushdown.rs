@@ -5,12 +5,14 @@
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema};
-use datafusion_expr::{Join, JoinType, LogicalPlan};
+use datafusion_expr::{JoinType, LogicalPlan};
 use tenon_planner::choose::plan_joins;
 use tenon_planner::config::Config;
 use tenon_planner::hints::DecisionSource;
 use tenon_planner::kernels::Strategy;
 use tenon_planner::sql::{Catalog, PlannedQuery, node_at};
+
+use crate::sql_support::{filter, joins, keys};
 
 fn catalog() -> Catalog {
     let mut c = Catalog::new();
@@ -29,24 +31,6 @@ fn catalog() -> Catalog {
 
 fn plan(sql: &str) -> PlannedQuery {
     catalog().plan(sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-/// The joins of the query, blocks in id order, as planned.
-fn joins(p: &PlannedQuery) -> Vec<Join> {
-    p.joins()
-        .map(|(_, j)| match node_at(&p.plan, &j.path) {
-            Some(LogicalPlan::Join(join)) => join,
-            other => panic!("no join at {:?}: {other:?}", j.path),
-        })
-        .collect()
-}
-
-fn keys(join: &Join) -> Vec<String> {
-    join.on.iter().map(|(l, r)| format!("{l} = {r}")).collect()
-}
-
-fn filter(join: &Join) -> Option<String> {
-    join.filter.as_ref().map(ToString::to_string)
 }
 
 /// The predicate of the Filter directly on top of `plan`, if any.
