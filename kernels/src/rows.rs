@@ -21,6 +21,12 @@ pub(crate) trait RowSource: Sync {
     fn as_batch(&self) -> Option<&RecordBatch>;
     /// The schema.
     fn schema(&self) -> SchemaRef;
+    /// Reads the fixed-width values of `rows` in order, so that gathers
+    /// from them in random order that follow hit the cache instead of
+    /// memory (see [`warm_values`]). By default nothing.
+    fn warm(&self, rows: std::ops::Range<usize>) {
+        let _ = rows;
+    }
     /// Every column at `rows`, as a batch.
     fn gather_batch(&self, rows: &UInt32Array) -> Result<RecordBatch> {
         let cols = (0..self.schema().fields().len())
@@ -33,6 +39,31 @@ pub(crate) trait RowSource: Sync {
             &opts,
         )?)
     }
+}
+
+/// Reads one value per cache line of `rows` of a fixed-width column without
+/// NULLs (other columns are left alone). A sequential read is what the
+/// hardware prefetcher streams; the same lines touched first in random
+/// order each cost a miss to memory.
+pub(crate) fn warm_values(data: &arrow_data::ArrayData, rows: std::ops::Range<usize>) {
+    let dt = data.data_type();
+    let Some(width) = dt.primitive_width().filter(|_| dt.is_primitive()) else {
+        return;
+    };
+    if data.null_count() != 0 || rows.end > data.len() {
+        return;
+    }
+    let bytes = data.buffers()[0].as_slice();
+    let start = (data.offset() + rows.start) * width;
+    let end = ((data.offset() + rows.end) * width).min(bytes.len());
+    let Some(range) = bytes.get(start..end) else {
+        return;
+    };
+    let mut acc = 0u8;
+    for line in range.chunks(64) {
+        acc ^= line[0];
+    }
+    std::hint::black_box(acc);
 }
 
 /// The first row when `rows` is `first, first + 1, ...` with no gaps.
@@ -60,6 +91,12 @@ impl RowSource for RecordBatch {
         Some(self)
     }
 
+    fn warm(&self, rows: std::ops::Range<usize>) {
+        for c in self.columns() {
+            warm_values(&c.to_data(), rows.clone());
+        }
+    }
+
     fn schema(&self) -> SchemaRef {
         RecordBatch::schema(self)
     }
@@ -71,10 +108,27 @@ pub(crate) struct BatchList<'a> {
     schema: SchemaRef,
     batches: &'a [RecordBatch],
     offsets: Vec<usize>,
-    /// `log2(batch rows)` when every batch but the last has the same
-    /// power-of-two size, so that locating a row is a shift.
-    shift: Option<u32>,
+    /// How a global row is located.
+    locate: Locate,
 }
+
+/// How [`BatchList::locate`] finds a row's batch.
+#[derive(Debug)]
+enum Locate {
+    /// Every batch but the last has `2^shift` rows: a shift.
+    Shift(u32),
+    /// Blocks of `2^shift` rows are never longer than a batch (the last
+    /// batch aside): `first[row >> shift]` is the batch holding the block's
+    /// first row, and the row is in it or a following one. Parquet files
+    /// give such batches (8192 rows, shorter at each row group's end).
+    Table { shift: u32, first: Vec<u32> },
+    /// A binary search over the batch offsets.
+    Search,
+}
+
+/// The smallest block for [`Locate::Table`] (smaller blocks would make the
+/// table large beside the data).
+const MIN_BLOCK: usize = 64;
 
 impl<'a> BatchList<'a> {
     pub(crate) fn new(schema: SchemaRef, batches: &'a [RecordBatch]) -> Self {
@@ -89,12 +143,43 @@ impl<'a> BatchList<'a> {
         let uniform = first.is_power_of_two()
             && batches.iter().rev().skip(1).all(|b| b.num_rows() == first)
             && batches.last().is_some_and(|b| b.num_rows() <= first);
+        let locate = if uniform {
+            Locate::Shift(first.trailing_zeros())
+        } else {
+            Self::table(&offsets, batches)
+        };
         BatchList {
             schema,
             batches,
             offsets,
-            shift: uniform.then(|| first.trailing_zeros()),
+            locate,
         }
+    }
+
+    /// The block table of [`Locate::Table`], or [`Locate::Search`] when
+    /// some batch (but the last) is shorter than [`MIN_BLOCK`].
+    fn table(offsets: &[usize], batches: &[RecordBatch]) -> Locate {
+        let shortest = batches
+            .iter()
+            .take(batches.len().saturating_sub(1))
+            .map(|b| b.num_rows())
+            .filter(|&n| n > 0)
+            .min()
+            .unwrap_or(usize::MAX);
+        let total = *offsets.last().unwrap_or(&0);
+        if shortest < MIN_BLOCK || total == 0 || total > u32::MAX as usize {
+            return Locate::Search;
+        }
+        let block = if shortest == usize::MAX {
+            total.next_power_of_two()
+        } else {
+            1usize << shortest.ilog2()
+        };
+        let shift = block.trailing_zeros();
+        let first = (0..total.div_ceil(block))
+            .map(|j| (offsets.partition_point(|&o| o <= j * block) - 1) as u32)
+            .collect();
+        Locate::Table { shift, first }
     }
 
     /// All rows.
@@ -112,12 +197,29 @@ impl<'a> BatchList<'a> {
         &self.offsets
     }
 
+    /// `log2(batch rows)` when every batch but the last has the same
+    /// power-of-two size (locating a row is then a shift), for loops that
+    /// pick their way of locating rows once.
+    pub(crate) fn shift(&self) -> Option<u32> {
+        match self.locate {
+            Locate::Shift(s) => Some(s),
+            _ => None,
+        }
+    }
+
     /// Batch and row within it of global row `row`.
     #[inline]
     pub(crate) fn locate(&self, row: usize) -> (usize, usize) {
-        match self.shift {
-            Some(s) => (row >> s, row & ((1 << s) - 1)),
-            None => {
+        match &self.locate {
+            Locate::Shift(s) => (row >> s, row & ((1 << s) - 1)),
+            Locate::Table { shift, first } => {
+                let mut b = first[row >> shift] as usize;
+                while row >= self.offsets[b + 1] {
+                    b += 1;
+                }
+                (b, row - self.offsets[b])
+            }
+            Locate::Search => {
                 let b = self.offsets.partition_point(|&o| o <= row) - 1;
                 (b, row - self.offsets[b])
             }
@@ -170,7 +272,16 @@ mod tests {
 
     #[test]
     fn batch_list_locates_rows_with_uniform_and_ragged_batches() {
-        for sizes in [vec![4, 4, 3], vec![3, 5, 0, 2], vec![1], vec![4, 4, 4]] {
+        for sizes in [
+            vec![4, 4, 3],
+            vec![3, 5, 0, 2],
+            vec![1],
+            vec![4, 4, 4],
+            // The block table: batches of at least 64 rows, not a power of two.
+            vec![100, 70, 0, 130, 5],
+            vec![64, 200, 64, 1000],
+            vec![90],
+        ] {
             let mut next = 0;
             let batches: Vec<RecordBatch> = sizes
                 .iter()
@@ -181,6 +292,14 @@ mod tests {
                 })
                 .collect();
             let list = BatchList::new(batches[0].schema(), &batches);
+            for r in 0..next as usize {
+                let b = list.offsets.partition_point(|&o| o <= r) - 1;
+                assert_eq!(
+                    list.locate(r),
+                    (b, r - list.offsets[b]),
+                    "{sizes:?} row {r}"
+                );
+            }
             let rows = UInt32Array::from((0..next as u32).rev().collect::<Vec<_>>());
             let got = list.gather(0, &rows).unwrap();
             let want: Vec<i64> = (0..next).rev().collect();

@@ -758,3 +758,40 @@ fn low_match_inputs_with_the_key_filter_match_the_oracle() {
         (false, false),
     );
 }
+
+/// A small side against one many times larger takes the chunked merge (the
+/// larger side sorted and merged chunk by chunk): duplicates on both sides,
+/// NULL keys, the larger side in uneven batches, on either side of the
+/// join; every join type matches the oracle.
+#[test]
+fn a_small_side_against_a_much_larger_one_matches_the_oracle() {
+    let big: Vec<Option<i64>> = (0..700)
+        .map(|i| {
+            if i % 23 == 0 {
+                None
+            } else {
+                Some((i * 7) % 19)
+            }
+        })
+        .collect();
+    let small: Vec<Option<i64>> = (0..12)
+        .map(|i| if i == 5 { None } else { Some(i % 9) })
+        .collect();
+    let payload = |n: usize| i64s(&(0..n as i64).map(Some).collect::<Vec<_>>());
+    let b = batch(vec![("k", i64s(&big)), ("p", payload(big.len()))]);
+    let s = batch(vec![("k", i64s(&small)), ("p", payload(small.len()))]);
+    all_types_match_oracle(
+        &chunked(&b, 33),
+        &one(&s),
+        &[(0, 0)],
+        Some((1, 1)),
+        (false, false),
+    );
+    all_types_match_oracle(
+        &one(&s),
+        &chunked(&b, 64),
+        &[(0, 0)],
+        Some((1, 1)),
+        (false, false),
+    );
+}

@@ -94,6 +94,16 @@ pub(crate) struct RunEmitter<'a> {
 }
 
 impl RunEmitter<'_> {
+    /// Warms `rows` of the left or right input's output columns (see
+    /// [`RowSource::warm`]) before a merge that gathers from them.
+    pub(crate) fn warm(&self, left: bool, rows: std::ops::Range<usize>) {
+        if left == self.build_is_left {
+            self.emitter.build.warm(rows);
+        } else {
+            self.probe.warm(rows);
+        }
+    }
+
     /// Handles one run pair: the candidate pairs `left x right`.
     pub(crate) fn run<L: RowList + ?Sized, R: RowList + ?Sized>(
         &self,

@@ -17,6 +17,7 @@ use arrow_select::concat::concat_batches;
 use rayon::prelude::*;
 
 use super::bucket::{Buckets, Cut, KeyBits, key_bounds, partition};
+use super::chunked::{Chunked, chunk_rows};
 use super::emit::{Pairs, RunEmitter};
 use super::gather::Batches;
 use super::order::{ImageConv, OrderSpec, SideKeys, SortKey};
@@ -122,62 +123,41 @@ impl Prepared<'_> {
             hash_order: !(pl || pr),
         };
 
-        // Range-partition both sides by the top bits of their sort keys
-        // (stable: presorted sides stay sorted).
         let (nl, nr) = (lk.num_rows(), rk.num_rows());
-        let bits = match join.partitions {
-            Some(p) => p.trailing_zeros(),
-            None if pl && pr => 0,
-            None => (nl + nr)
-                .div_ceil(PARTITION_ENTRIES)
-                .max(1)
-                .next_power_of_two()
-                .trailing_zeros()
-                .min(MAX_PARTITION_BITS),
-        };
-        let _entries_mem = mem.try_reserve(
-            "the sort entries",
-            (nl + nr) * std::mem::size_of::<Entry<S::K>>(),
-        )?;
         let key = |k: &S, i: usize| S::local_key(k, i, &spec);
-        let bounds = [key_bounds(&lk, key), key_bounds(&rk, key)];
-        let (lo, hi) = bounds
-            .into_iter()
-            .flatten()
-            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
-            .unwrap_or((0, 0));
-        let cut = Cut::new(lo, hi, bits);
-        // Semi-join reduction: when a sample says most of the larger side's
-        // rows have no equal key on the other side, a filter of the smaller
-        // side's keys keeps them out of the partitions, the sort and the
-        // merge. Rows output for *not* matching (outer, anti) still are:
-        // that output comes from the match bitmaps, which cover every row.
-        // NOT IN is left alone (a key-less candidate can still decide).
-        // Tried only when the larger side has at least twice the rows, so
-        // that building the filter is cheap beside what it can save.
         let roles = self.roles;
-        let (big_is_left, big_rows, small_rows) = if nl >= nr {
-            (true, nl, nr)
+        let entry = std::mem::size_of::<Entry<S::K>>();
+        // A small side against a much larger one: the larger side is sorted
+        // and merged chunk by chunk (see `chunked`); else both sides are
+        // range-partitioned.
+        let chunk = if nl >= nr {
+            chunk_rows(nr, nl).map(|c| (c, true))
         } else {
-            (false, nr, nl)
+            chunk_rows(nl, nr).map(|c| (c, false))
         };
-        let mut lkeep = None;
-        let mut rkeep = None;
-        let mut _filter_mem = None;
-        if big_rows >= KEY_FILTER_MIN_ROWS && big_rows >= 2 * small_rows && !roles.null_aware {
-            let (small, big) = if big_is_left { (&rk, &lk) } else { (&lk, &rk) };
-            _filter_mem = Some(mem.try_reserve("the key filter", KeyBits::bytes_for(small_rows))?);
-            let bits = KeyBits::build(small, key);
-            if bits.worth_it(big, key) {
-                if big_is_left {
-                    lkeep = Some(bits);
-                } else {
-                    rkeep = Some(bits);
+        let _entries_mem;
+        let layout = match chunk {
+            Some((chunk, big_is_left)) => {
+                let (small, small_presorted) = if big_is_left { (&rk, pr) } else { (&lk, pl) };
+                _entries_mem = mem.try_reserve(
+                    "the sort entries",
+                    (small.num_rows() + 2 * chunk * rayon::current_num_threads()) * entry,
+                )?;
+                let mut sorted = partition(small, Cut::new(0, 0, 0), key, None);
+                if !small_presorted {
+                    sort_entries(&mut sorted.entries, small, &mut Vec::new(), false);
+                }
+                Layout::Chunked {
+                    chunk,
+                    big_is_left,
+                    small: sorted,
                 }
             }
-        }
-        let lsc = partition(&lk, cut, key, lkeep.as_ref());
-        let rsc = partition(&rk, cut, key, rkeep.as_ref());
+            None => {
+                _entries_mem = mem.try_reserve("the sort entries", (nl + nr) * entry)?;
+                self.partitioned(&lk, &rk, &spec, nl, nr)?
+            }
+        };
 
         // Match bitmaps of the sides whose rows are output by whether they
         // matched.
@@ -239,33 +219,60 @@ impl Prepared<'_> {
             ranges: ranges.as_ref(),
             parallel: rayon::current_num_threads() > 1,
         };
-        let work = Work {
-            lk: &lk,
-            rk: &rk,
-            lsc: &lsc,
-            rsc: &rsc,
-            presorted: (pl, pr),
-            runs: &runs,
-            mem,
+        let (lnulls, rnulls) = match layout {
+            Layout::Partitioned { lsc, rsc } => {
+                let work = Work {
+                    lk: &lk,
+                    rk: &rk,
+                    lsc: &lsc,
+                    rsc: &rsc,
+                    presorted: (pl, pr),
+                    runs: &runs,
+                    mem,
+                };
+                work.partitions()?;
+                (lsc.null_rows, rsc.null_rows)
+            }
+            Layout::Chunked {
+                chunk,
+                big_is_left,
+                small,
+            } => {
+                let (big, small_keys) = if big_is_left { (&lk, &rk) } else { (&rk, &lk) };
+                let chunked = Chunked {
+                    big,
+                    big_is_left,
+                    big_presorted: if big_is_left { pl } else { pr },
+                    small: small_keys,
+                    small_sorted: &small.entries,
+                    spec,
+                    chunk,
+                };
+                let big_nulls = chunked.run(&runs)?;
+                if big_is_left {
+                    (big_nulls, small.null_rows)
+                } else {
+                    (small.null_rows, big_nulls)
+                }
+            }
         };
-        work.partitions()?;
 
         // NULL keys: one more run in null-equal mode (composite keys carry
         // their NULLs inside the row encoding and have none here).
         let mut pairs = Pairs::default();
         if join.null_equal {
-            runs.run(&lsc.null_rows[..], &rsc.null_rows[..], &mut pairs)?;
+            runs.run(&lnulls[..], &rnulls[..], &mut pairs)?;
         }
         if roles.null_aware {
             if residual {
-                self.not_in_candidates(&runs, &lsc.null_rows, &rsc.null_rows, nl, nr, &mut pairs)?;
+                self.not_in_candidates(&runs, &lnulls, &rnulls, nl, nr, &mut pairs)?;
             } else if nr > 0 {
-                if !rsc.null_rows.is_empty() {
+                if !rnulls.is_empty() {
                     return Ok(()); // a NULL in the NOT IN list: no row is kept
                 }
                 // A NULL left key is unknown against every right row.
                 if let Some(m) = &lmarks {
-                    lsc.null_rows.iter().for_each(|&r| m.set(r as usize));
+                    lnulls.iter().for_each(|&r| m.set(r as usize));
                 }
             }
         }
@@ -292,6 +299,73 @@ impl Prepared<'_> {
                 })?;
         }
         Ok(())
+    }
+
+    /// Range-partitions both sides by the top bits of their sort keys
+    /// (stable: presorted sides stay sorted), leaving out the larger side's
+    /// rows that a key filter rules out.
+    fn partitioned<S: SortKey>(
+        &self,
+        lk: &SideKeys<'_, S>,
+        rk: &SideKeys<'_, S>,
+        spec: &OrderSpec,
+        nl: usize,
+        nr: usize,
+    ) -> Result<Layout<S::K>> {
+        let join = self.join;
+        let bits = match join.partitions {
+            Some(p) => p.trailing_zeros(),
+            None if join.presorted == (true, true) => 0,
+            None => (nl + nr)
+                .div_ceil(PARTITION_ENTRIES)
+                .max(1)
+                .next_power_of_two()
+                .trailing_zeros()
+                .min(MAX_PARTITION_BITS),
+        };
+        let key = |k: &S, i: usize| S::local_key(k, i, spec);
+        let bounds = [key_bounds(lk, key), key_bounds(rk, key)];
+        let (lo, hi) = bounds
+            .into_iter()
+            .flatten()
+            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+            .unwrap_or((0, 0));
+        let cut = Cut::new(lo, hi, bits);
+        // Semi-join reduction: when a sample says most of the larger side's
+        // rows have no equal key on the other side, a filter of the smaller
+        // side's keys keeps them out of the partitions, the sort and the
+        // merge. Rows output for *not* matching (outer, anti) still are:
+        // that output comes from the match bitmaps, which cover every row.
+        // NOT IN is left alone (a key-less candidate can still decide).
+        // Tried only when the larger side has at least twice the rows, so
+        // that building the filter is cheap beside what it can save.
+        let (big_is_left, big_rows, small_rows) = if nl >= nr {
+            (true, nl, nr)
+        } else {
+            (false, nr, nl)
+        };
+        let mut lkeep = None;
+        let mut rkeep = None;
+        let mut _filter_mem = None;
+        if big_rows >= KEY_FILTER_MIN_ROWS && big_rows >= 2 * small_rows && !self.roles.null_aware {
+            let (small, big) = if big_is_left { (rk, lk) } else { (lk, rk) };
+            _filter_mem = Some(
+                join.memory
+                    .try_reserve("the key filter", KeyBits::bytes_for(small_rows))?,
+            );
+            let bits = KeyBits::build(small, key);
+            if bits.worth_it(big, key) {
+                if big_is_left {
+                    lkeep = Some(bits);
+                } else {
+                    rkeep = Some(bits);
+                }
+            }
+        }
+        Ok(Layout::Partitioned {
+            lsc: partition(lk, cut, key, lkeep.as_ref()),
+            rsc: partition(rk, cut, key, rkeep.as_ref()),
+        })
     }
 
     /// NOT IN with a filter or range conditions: besides equal keys, a NULL on either side is
@@ -331,6 +405,18 @@ impl Prepared<'_> {
         }
         Ok(())
     }
+}
+
+/// How the sides are laid out for the merge.
+enum Layout<K> {
+    /// Both sides range-partitioned by key.
+    Partitioned { lsc: Buckets<K>, rsc: Buckets<K> },
+    /// The smaller side sorted whole; the larger merged chunk by chunk.
+    Chunked {
+        chunk: usize,
+        big_is_left: bool,
+        small: Buckets<K>,
+    },
 }
 
 /// One input as one batch (a copy only when it has several batches).

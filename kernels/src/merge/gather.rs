@@ -14,7 +14,7 @@ use arrow_data::ArrayData;
 use arrow_schema::SchemaRef;
 
 use crate::error::Result;
-use crate::rows::{BatchList, RowSource};
+use crate::rows::{BatchList, RowSource, warm_values};
 
 /// A side's batches, read as one (see the module docs).
 pub(crate) struct Batches<'a> {
@@ -53,14 +53,21 @@ impl<'a> Batches<'a> {
         rows: &UInt32Array,
     ) -> Result<ArrayRef> {
         let values: Vec<&[T]> = data.iter().map(|d| d.buffer::<T>(0)).collect();
-        let out: Vec<T> = rows
-            .values()
-            .iter()
-            .map(|&r| {
-                let (b, i) = self.list.locate(r as usize);
-                values[b][i]
-            })
-            .collect();
+        let rows = rows.values().iter();
+        let out: Vec<T> = match self.list.shift() {
+            // The common case, without the general lookup in the loop.
+            Some(s) => {
+                let mask = (1usize << s) - 1;
+                rows.map(|&r| values[r as usize >> s][r as usize & mask])
+                    .collect()
+            }
+            None => rows
+                .map(|&r| {
+                    let (b, i) = self.list.locate(r as usize);
+                    values[b][i]
+                })
+                .collect(),
+        };
         let built = ArrayData::builder(data[0].data_type().clone())
             .len(out.len())
             .add_buffer(Buffer::from_vec(out))
@@ -82,6 +89,21 @@ impl RowSource for Batches<'_> {
 
     fn as_batch(&self) -> Option<&RecordBatch> {
         None
+    }
+
+    fn warm(&self, rows: std::ops::Range<usize>) {
+        let offsets = self.list.offsets();
+        let mut b = offsets
+            .partition_point(|&o| o <= rows.start)
+            .saturating_sub(1);
+        while b + 1 < offsets.len() && offsets[b] < rows.end {
+            let local =
+                rows.start.max(offsets[b]) - offsets[b]..rows.end.min(offsets[b + 1]) - offsets[b];
+            for (_, data) in self.fixed.iter().flatten() {
+                warm_values(&data[b], local.clone());
+            }
+            b += 1;
+        }
     }
 
     fn schema(&self) -> SchemaRef {

@@ -36,6 +36,13 @@
 //!   reduction). They are still output where unmatched rows are (outer,
 //!   anti): that output comes from the match bitmaps over all rows.
 //!   low_match (1% of 10M probe rows match): 0.163 s -> 0.08 s.
+//! * *Small side.* When the smaller side has at most 16K rows and a quarter
+//!   of a chunk (a chunk: max(32K, 4 x the smaller side) rows), it is sorted
+//!   whole, and the larger side is not partitioned: each chunk of its
+//!   consecutive rows is sorted and merged with the whole smaller side
+//!   (`chunked.rs`), its fixed-width columns read in order first. The
+//!   output rows of a chunk then come from cache instead of anywhere in
+//!   the larger side. fk_small (10M x 1K): 0.22 s -> 0.076 s.
 //! * *Sort.* An MSD radix sort of the entries (`sort.rs`), with the key
 //!   bytes as tie-break for byte keys.
 //! * *Merge.* A linear merge finds the runs of equal keys (`runs.rs`); each
@@ -112,6 +119,7 @@
 //! [`KernelError::InvalidOptions`]: crate::KernelError::InvalidOptions
 
 mod bucket;
+mod chunked;
 mod emit;
 mod exec;
 mod gather;
