@@ -7,6 +7,7 @@ use tenon_planner::kernels::KernelError;
 use tenon_planner::sql::SqlError;
 
 use crate::io::IoError;
+use crate::options::OptionsError;
 
 /// Everything a [`Session`](crate::Session) can fail with. The variants
 /// tell apart what the user gave (SQL, hints, settings, files: fix the
@@ -37,6 +38,26 @@ pub enum Error {
     /// An unknown setting or a bad value.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A table option (`CREATE TABLE ... WITH`, `/*+ OPTIONS(...) */`) is
+    /// unknown for its table, or has a bad value.
+    #[error(transparent)]
+    Options(#[from] OptionsError),
+    /// A DDL statement cannot be done: its name is taken, or the table or
+    /// view to drop does not exist.
+    #[error("{0}")]
+    Ddl(String),
+    /// A statement of a script failed: which one, and why.
+    #[error("statement {number} (line {line}: `{text}`): {source}")]
+    Statement {
+        /// Its number in the script, from 1.
+        number: usize,
+        /// The script line it starts on.
+        line: u64,
+        /// Its first line.
+        text: String,
+        /// Its error.
+        source: Box<Error>,
+    },
     /// A file could not be read or written.
     #[error(transparent)]
     Io(#[from] IoError),
@@ -51,11 +72,18 @@ pub enum Error {
 
 impl Error {
     /// The command line's exit code for this error (CLI.md): 2 for bad
-    /// input (SQL, hints, settings, input files), 3 for execution failures
-    /// (memory limit, runtime errors, writing the output).
+    /// input (SQL, hints, settings, table options, DDL, input files), 3 for
+    /// execution failures (memory limit, runtime errors, writing the
+    /// output); a script statement's error has its cause's code.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Sql(_) | Error::Hint(_) | Error::Plan(_) | Error::Config(_) => 2,
+            Error::Sql(_)
+            | Error::Hint(_)
+            | Error::Plan(_)
+            | Error::Config(_)
+            | Error::Options(_)
+            | Error::Ddl(_) => 2,
+            Error::Statement { source, .. } => source.exit_code(),
             Error::Io(e) if e.is_write() => 3,
             Error::Io(_) => 2,
             Error::Resource(_) | Error::Execution(_) => 3,

@@ -22,11 +22,12 @@
 pub mod error;
 pub mod io;
 pub mod measure;
+pub mod options;
 pub mod session;
 pub mod suite;
 
 pub use error::Error;
-pub use session::{Explain, QueryOutput, QueryStream, Session};
+pub use session::{Explain, QueryOutput, QueryStream, Session, StatementOutput};
 pub use tenon_planner as planner;
 pub use tenon_planner::config::Config;
 

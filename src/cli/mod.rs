@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch.
 
 mod bench;
+mod generate;
 mod query;
 
 use std::process::ExitCode;
@@ -22,6 +23,8 @@ enum Command {
     Query(query::QueryArgs),
     /// Time the join strategies on the synthetic workloads.
     Bench(bench::BenchArgs),
+    /// Write benchmark data (TPC-H tables) to files.
+    Gen(generate::GenArgs),
 }
 
 /// An error the CLI reports: its message and exit code.
@@ -71,6 +74,7 @@ pub(crate) fn main() -> ExitCode {
     let res = match cli.command {
         Command::Query(args) => query::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Gen(args) => generate::run(args),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,10 +1,12 @@
-//! `tenon query`: run one SQL query with join hints (CLI.md).
+//! `tenon query`: run one SQL query with join hints, or a script of
+//! statements (`-f/--file`), CLI.md.
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use tenon::io::{OutputFormat, write_batches, write_to_path};
+use tenon::planner::sql::{SqlStatement, parse_statement, split_statements};
 use tenon::{Config, Error, QueryOutput, Session};
 
 use super::CliError;
@@ -18,6 +20,16 @@ pub(crate) struct QueryArgs {
     /// The SQL query (one statement).
     #[arg(value_name = "SQL")]
     sql: Option<String>,
+    /// Run the statements of FILE, separated by `;` (CREATE TABLE ... WITH
+    /// (...), CREATE VIEW ..., queries, DROP ...) and print the last
+    /// query's result (--explain, --analyze, --timing, --runs apply to it).
+    #[arg(
+        short = 'f',
+        long = "file",
+        value_name = "FILE",
+        conflicts_with = "sql"
+    )]
+    file: Option<PathBuf>,
     /// Register a table (repeatable): NAME=PATH, PATH a .parquet, .csv,
     /// .arrow/.ipc/.feather file or a directory of such files. NAME is
     /// folded to lower case, as SQL folds unquoted names. Without any
@@ -156,55 +168,100 @@ fn emit_result(
     }
 }
 
+/// What the (last) query gives to print.
+enum Final {
+    /// A plan (EXPLAIN, EXPLAIN ANALYZE).
+    Text(String),
+    /// A result.
+    Rows(QueryOutput),
+    /// A script without a query.
+    Nothing,
+}
+
 pub(crate) fn run(args: QueryArgs) -> Result<(), CliError> {
     let format: OutputFormat = args
         .format
         .parse()
         .map_err(|e| CliError::usage(format!("--format: {e}")))?;
-    let Some(sql) = args.sql.clone() else {
+    if args.sql.is_none() && args.file.is_none() {
         return Err(CliError::usage(
             "no query given: write the SQL as the argument, e.g. \
-             tenon query \"SELECT count(*) FROM nation\"",
+             tenon query \"SELECT count(*) FROM nation\", or run a script with -f FILE",
         ));
-    };
+    }
     if args.explain && args.analyze {
         return Err(CliError::usage(
             "--explain and --analyze: choose one (--analyze runs the query and shows the plan)",
         ));
     }
-    let session = session(&args)?;
-    if args.explain {
-        let explain = session.explain(&sql).map_err(fail)?;
-        let text = match format {
-            OutputFormat::Json | OutputFormat::Ndjson => format!("{}\n", explain.to_json()),
-            OutputFormat::Table => explain.to_text(),
-            other => {
-                return Err(CliError::usage(format!(
-                    "--explain prints text or JSON: use --format table or json, not {other}"
-                )));
-            }
-        };
-        return emit_text(&text, &args.output);
-    }
-    if args.analyze {
-        let (explain, out) = session.explain_analyze(&sql).map_err(fail)?;
-        if args.timing {
-            timing(&out);
-        }
-        let text = match format {
-            OutputFormat::Json | OutputFormat::Ndjson => format!("{}\n", explain.to_json()),
-            _ => explain.to_text(),
-        };
-        return emit_text(&text, &args.output);
+    if args.explain
+        && !matches!(
+            format,
+            OutputFormat::Json | OutputFormat::Ndjson | OutputFormat::Table
+        )
+    {
+        return Err(CliError::usage(format!(
+            "--explain prints text or JSON: use --format table or json, not {format}"
+        )));
     }
     if args.runs == 0 {
         return Err(CliError::usage("--runs must be at least 1"));
     }
+    let session = session(&args)?;
+    let result = match (&args.file, &args.sql) {
+        (Some(file), _) => run_script(&session, file, &args, format)?,
+        // one DDL statement runs and prints nothing (a query's empty
+        // result would be printed as a table without columns)
+        (None, Some(sql))
+            if !args.explain
+                && !args.analyze
+                && !matches!(parse_statement(sql), Ok(SqlStatement::Query) | Err(_)) =>
+        {
+            session.execute(sql).map_err(fail)?;
+            Final::Nothing
+        }
+        (None, Some(sql)) => run_last(&session, sql, &args, format).map_err(fail)?,
+        (None, None) => Final::Nothing,
+    };
+    match result {
+        Final::Text(text) => emit_text(&text, &args.output),
+        Final::Rows(out) => emit_result(&out, format, &args.output),
+        Final::Nothing => Ok(()),
+    }
+}
+
+/// Runs the query whose output is printed, as the options say.
+fn run_last(
+    session: &Session,
+    sql: &str,
+    args: &QueryArgs,
+    format: OutputFormat,
+) -> Result<Final, Error> {
+    let json = matches!(format, OutputFormat::Json | OutputFormat::Ndjson);
+    if args.explain {
+        let explain = session.explain(sql)?;
+        return Ok(Final::Text(if json {
+            format!("{}\n", explain.to_json())
+        } else {
+            explain.to_text()
+        }));
+    }
+    if args.analyze {
+        let (explain, out) = session.explain_analyze(sql)?;
+        if args.timing {
+            timing(&out);
+        }
+        return Ok(Final::Text(if json {
+            format!("{}\n", explain.to_json())
+        } else {
+            explain.to_text()
+        }));
+    }
     let mut elapsed = Vec::with_capacity(args.runs);
-    let mut out = session.query(&sql).map_err(fail)?;
+    let mut out = session.query(sql)?;
     elapsed.push(out.elapsed);
     for _ in 1..args.runs {
-        out = session.query(&sql).map_err(fail)?;
+        out = session.query(sql)?;
         elapsed.push(out.elapsed);
     }
     elapsed.sort();
@@ -212,7 +269,48 @@ pub(crate) fn run(args: QueryArgs) -> Result<(), CliError> {
     if args.timing {
         timing(&out);
     }
-    emit_result(&out, format, &args.output)
+    Ok(Final::Rows(out))
+}
+
+/// Runs a script: every statement in order; the last query as
+/// [`run_last`] runs it (earlier queries run and their rows are dropped;
+/// with --explain they are only planned). An error names the file and the
+/// statement.
+fn run_script(
+    session: &Session,
+    file: &Path,
+    args: &QueryArgs,
+    format: OutputFormat,
+) -> Result<Final, CliError> {
+    let script = std::fs::read_to_string(file).map_err(|e| {
+        CliError::usage(format!(
+            "-f {}: cannot read the script: {e}",
+            file.display()
+        ))
+    })?;
+    let in_file = |e: Error| CliError {
+        code: e.exit_code() as u8,
+        message: format!("{}: {e}", file.display()),
+    };
+    let statements = split_statements(&script).map_err(|e| in_file(e.into()))?;
+    let mut queries = Vec::with_capacity(statements.len());
+    for s in &statements {
+        let kind = parse_statement(&s.text).map_err(|e| in_file(Error::from(e).in_statement(s)))?;
+        queries.push(kind == SqlStatement::Query);
+    }
+    let last = queries.iter().rposition(|&q| q);
+    let mut result = Final::Nothing;
+    for (i, s) in statements.iter().enumerate() {
+        let done = if Some(i) == last {
+            run_last(session, &s.text, args, format).map(|r| result = r)
+        } else if queries[i] && args.explain {
+            session.explain(&s.text).map(drop)
+        } else {
+            session.execute(&s.text).map(drop)
+        };
+        done.map_err(|e| in_file(e.in_statement(s)))?;
+    }
+    Ok(result)
 }
 
 fn timing(out: &QueryOutput) {

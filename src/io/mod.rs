@@ -2,7 +2,10 @@
 //!
 //! - [`read_table`] loads a `.parquet`, `.csv`, Arrow IPC (`.arrow`, `.ipc`,
 //!   `.feather`) or JSON (`.json`, `.ndjson`, `.jsonl`) file, or a directory
-//!   of such files, into memory as a [`LoadedTable`].
+//!   of such files, into memory as a [`LoadedTable`]; [`read_table_with`]
+//!   does the same with [`ReadOptions`]: a format whatever the extension, a
+//!   declared schema the values are cast to, CSV options ([`CsvOptions`]),
+//!   a Parquet batch size. [`file_stats`] tells a table's size on disk.
 //! - [`write_batches`] writes record batches to any [`std::io::Write`] in one
 //!   of the [`OutputFormat`]s (a text table, CSV, JSON, NDJSON, Parquet or an
 //!   Arrow IPC file); [`write_to_path`] does the same to a file atomically:
@@ -24,6 +27,10 @@
 //! assert_eq!(String::from_utf8(out).unwrap(), "k\n1\n2\n");
 //! ```
 
+mod conform;
+mod csv;
+#[cfg(test)]
+mod declared_tests;
 mod read;
 #[cfg(test)]
 mod tests;
@@ -31,8 +38,135 @@ mod write;
 
 use std::path::{Path, PathBuf};
 
-pub use read::{LoadedTable, read_table};
+use arrow_schema::SchemaRef;
+
+pub(crate) use read::format_of;
+pub use read::{FileStats, LoadedTable, file_stats, read_table, read_table_with};
 pub use write::{OutputFormat, ParseOutputFormatError, write_batches, write_to_path};
+
+/// A file format [`read_table_with`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileFormat {
+    /// Apache Parquet.
+    Parquet,
+    /// Comma- (or otherwise) separated values.
+    Csv,
+    /// The Arrow IPC file (Feather v2) or stream format.
+    Arrow,
+    /// JSON: one object per row, in an array or one after another.
+    Json,
+}
+
+impl FileFormat {
+    /// Every format.
+    pub const ALL: [FileFormat; 4] = [
+        FileFormat::Parquet,
+        FileFormat::Csv,
+        FileFormat::Arrow,
+        FileFormat::Json,
+    ];
+
+    /// The format's name as `'format' = '...'` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileFormat::Parquet => "parquet",
+            FileFormat::Csv => "csv",
+            FileFormat::Arrow => "arrow",
+            FileFormat::Json => "json",
+        }
+    }
+
+    /// The format named `name` (case-insensitive; `ipc` and `feather` are
+    /// `arrow`).
+    pub fn from_name(name: &str) -> Option<FileFormat> {
+        match name.to_ascii_lowercase().as_str() {
+            "parquet" => Some(FileFormat::Parquet),
+            "csv" => Some(FileFormat::Csv),
+            "arrow" | "ipc" | "feather" => Some(FileFormat::Arrow),
+            "json" | "ndjson" => Some(FileFormat::Json),
+            _ => None,
+        }
+    }
+
+    /// The file extensions of the format, lower case, without the dot.
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            FileFormat::Parquet => &["parquet"],
+            FileFormat::Csv => &["csv"],
+            FileFormat::Arrow => &["arrow", "ipc", "feather"],
+            FileFormat::Json => &["json", "ndjson", "jsonl"],
+        }
+    }
+}
+
+impl std::fmt::Display for FileFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How to read CSV files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CsvOptions {
+    /// The field delimiter (default `,`).
+    pub delimiter: u8,
+    /// The quote character (default `"`; a quote inside a quoted field is
+    /// written twice).
+    pub quote: u8,
+    /// Whether the first line is a header row (default `true`): it names
+    /// the columns of a schema that is inferred, and is skipped when the
+    /// schema is declared.
+    pub has_header: bool,
+    /// A field equal to this text is NULL, besides an empty field (which
+    /// always is).
+    pub null_literal: Option<String>,
+    /// Leave out rows that cannot be read (another number of fields than
+    /// columns, not UTF-8, a value that does not fit its column) and count
+    /// them, instead of failing on the first (default `false`).
+    pub ignore_parse_errors: bool,
+}
+
+impl Default for CsvOptions {
+    fn default() -> Self {
+        CsvOptions {
+            delimiter: b',',
+            quote: b'"',
+            has_header: true,
+            null_literal: None,
+            ignore_parse_errors: false,
+        }
+    }
+}
+
+/// How [`read_table_with`] reads a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadOptions {
+    /// Rows per batch of the table (`0` counts as `1`).
+    pub batch_size: usize,
+    /// The format of every file; `None`: each file's extension says.
+    pub format: Option<FileFormat>,
+    /// The declared schema, `None` to take the files' own (inferred for
+    /// CSV and JSON).
+    pub schema: Option<SchemaRef>,
+    /// How to read CSV.
+    pub csv: CsvOptions,
+    /// Rows per batch of the Parquet decoder (default: `batch_size`).
+    pub parquet_batch_size: Option<usize>,
+}
+
+impl ReadOptions {
+    /// The defaults: formats by extension, the files' own schema, CSV with
+    /// a header row and `,`, batches of `batch_size` rows.
+    pub fn new(batch_size: usize) -> Self {
+        ReadOptions {
+            batch_size,
+            format: None,
+            schema: None,
+            csv: CsvOptions::default(),
+            parquet_batch_size: None,
+        }
+    }
+}
 
 /// The file extensions [`read_table`] knows (compared without regard to case).
 pub const SUPPORTED_EXTENSIONS: &[&str] = &[
@@ -124,6 +258,31 @@ pub enum IoError {
         /// What went wrong, and what to do about it.
         message: String,
     },
+    /// A value of a file that does not fit its table's declared column (or
+    /// a NULL in a NOT NULL column).
+    #[error("{}, row {row}, column `{column}`: {message}", path.display())]
+    BadValue {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based row of the file.
+        row: u64,
+        /// The column's name.
+        column: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file does not have a column its table declares, or has it in a
+    /// type that cannot be cast to the declared one.
+    #[error(
+        "{}: the file does not fit the table's declared columns: {message}",
+        path.display()
+    )]
+    ColumnMismatch {
+        /// The file.
+        path: PathBuf,
+        /// Which column, and what the file has instead.
+        message: String,
+    },
     /// A file of a directory has another schema than the directory's first file.
     #[error(
         "{}: its schema differs from that of {}, the first file of the directory: {detail} \
@@ -182,7 +341,7 @@ impl IoError {
     }
 
     /// An [`IoError::Io`], or [`IoError::NotFound`] when the OS says so.
-    fn io(path: &Path, source: std::io::Error) -> IoError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> IoError {
         if source.kind() == std::io::ErrorKind::NotFound {
             IoError::NotFound {
                 path: path.to_path_buf(),

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,10 +15,9 @@ use parquet::arrow::arrow_reader::{
 };
 use rayon::prelude::*;
 
-use super::IoError;
-
-/// How many rows (CSV) or values (JSON) the schema is inferred from.
-const INFER_ROWS: usize = 1000;
+use super::conform::{cast_to_schema, columns_by_name, misfit_message};
+use super::csv::{INFER_ROWS, read_csv};
+use super::{FileFormat, IoError, ReadOptions};
 
 /// A table read into memory by [`read_table`].
 #[derive(Debug, Clone)]
@@ -35,6 +34,8 @@ pub struct LoadedTable {
     /// columns or batches, such as an IPC message body or the slices of one
     /// batch, counts once). Allocator overhead is not included.
     pub bytes: u64,
+    /// Rows left out as unreadable (CSV with `ignore_parse_errors`).
+    pub skipped_rows: u64,
 }
 
 impl LoadedTable {
@@ -47,6 +48,7 @@ impl LoadedTable {
             batches,
             rows,
             bytes,
+            skipped_rows: 0,
         }
     }
 }
@@ -86,25 +88,12 @@ fn memory_size(batches: &[RecordBatch]) -> u64 {
     total
 }
 
-/// A file format that [`read_table`] reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Parquet,
-    Csv,
-    Ipc,
-    Json,
-}
-
 /// The format a path's extension announces.
-fn format_of(path: &Path) -> Option<Format> {
+pub(crate) fn format_of(path: &Path) -> Option<FileFormat> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "parquet" => Some(Format::Parquet),
-        "csv" => Some(Format::Csv),
-        "arrow" | "ipc" | "feather" => Some(Format::Ipc),
-        "json" | "ndjson" | "jsonl" => Some(Format::Json),
-        _ => None,
-    }
+    FileFormat::ALL
+        .into_iter()
+        .find(|f| f.extensions().contains(&ext.as_str()))
 }
 
 /// Reads a table into memory from a file or a directory of files.
@@ -137,6 +126,8 @@ fn format_of(path: &Path) -> Option<Format> {
 /// Batches hold at most `batch_size` rows (a larger batch from an IPC file is
 /// sliced, without copying; smaller ones are not merged); `0` counts as `1`.
 ///
+/// This is [`read_table_with`] with the default [`ReadOptions`].
+///
 /// # Errors
 ///
 /// [`IoError::NotFound`], [`IoError::UnknownFormat`] (a file with another
@@ -145,28 +136,109 @@ fn format_of(path: &Path) -> Option<Format> {
 /// name order, whose schema differs from the first file's) or
 /// [`IoError::Io`]. A directory reports the error of the first failing file.
 pub fn read_table(path: &Path, batch_size: usize) -> Result<LoadedTable, IoError> {
-    let batch_size = batch_size.max(1);
-    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
-    let (schema, batches) = if meta.is_dir() {
-        read_dir(path, batch_size)?
-    } else {
-        read_file(path, batch_size)?
-    };
-    Ok(LoadedTable::new(schema, batches))
+    read_table_with(path, &ReadOptions::new(batch_size))
 }
 
-/// Reads one file, in batches of at most `batch_size` rows, none empty.
-fn read_file(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBatch>), IoError> {
-    let format = format_of(path).ok_or_else(|| IoError::UnknownFormat {
-        path: path.to_path_buf(),
-    })?;
-    let (schema, batches) = match format {
-        Format::Parquet => read_parquet(path, batch_size)?,
-        Format::Csv => read_csv(path, batch_size)?,
-        Format::Ipc => read_ipc(path)?,
-        Format::Json => read_json(path, batch_size)?,
+/// Reads a table into memory from a file or a directory of files, as
+/// [`read_table`] does, with options:
+///
+/// - [`ReadOptions::format`]: read every file as that format, whatever its
+///   extension (a directory's files with that format's extensions);
+/// - [`ReadOptions::schema`], a declared schema: the table has exactly that
+///   schema. CSV columns are taken by position (a header row is skipped
+///   unread), the other formats' by name (exactly, else ignoring case);
+///   every value is cast to its column's declared type, and one that does
+///   not fit (or a NULL in a NOT NULL column) is an error naming the
+///   column and the row ([`IoError::BadValue`]; for CSV the line,
+///   [`IoError::Parse`]), or for CSV with `ignore_parse_errors` a row left
+///   out and counted in [`LoadedTable::skipped_rows`];
+/// - [`ReadOptions::csv`]: delimiter, quote, header row, NULL literal, bad
+///   rows skipped (see [`CsvOptions`](super::CsvOptions));
+/// - [`ReadOptions::parquet_batch_size`]: rows per batch of the Parquet
+///   decoder.
+///
+/// # Errors
+///
+/// As [`read_table`], and [`IoError::ColumnMismatch`] when a file does not
+/// have a declared column or has it in a type that cannot be cast.
+pub fn read_table_with(path: &Path, options: &ReadOptions) -> Result<LoadedTable, IoError> {
+    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let (schema, batches, skipped) = if meta.is_dir() {
+        read_dir(path, options)?
+    } else {
+        read_file(path, options)?
     };
-    Ok((schema, rechunk(batches, batch_size)))
+    let mut table = LoadedTable::new(schema, batches);
+    table.skipped_rows = skipped;
+    Ok(table)
+}
+
+/// A file's format: the one asked for, else the one its extension says.
+fn format_for(path: &Path, options: &ReadOptions) -> Result<FileFormat, IoError> {
+    options
+        .format
+        .or_else(|| format_of(path))
+        .ok_or_else(|| IoError::UnknownFormat {
+            path: path.to_path_buf(),
+        })
+}
+
+/// Reads one file, in batches of at most `batch_size` rows, none empty,
+/// with the number of rows skipped.
+fn read_file(
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<(SchemaRef, Vec<RecordBatch>, u64), IoError> {
+    let batch_size = options.batch_size.max(1);
+    let (schema, batches, skipped) = match format_for(path, options)? {
+        FileFormat::Csv => read_csv(path, &options.csv, options.schema.as_ref(), batch_size)?,
+        format => {
+            let (schema, batches) = match format {
+                FileFormat::Parquet => read_parquet(
+                    path,
+                    options.parquet_batch_size.unwrap_or(batch_size).max(1),
+                )?,
+                FileFormat::Arrow => read_ipc(path)?,
+                _ => read_json(path, batch_size)?,
+            };
+            match &options.schema {
+                Some(declared) => (Arc::clone(declared), conform(path, batches, declared)?, 0),
+                None => (schema, batches, 0),
+            }
+        }
+    };
+    Ok((schema, rechunk(batches, batch_size), skipped))
+}
+
+/// The batches of a file cast to its table's declared schema, columns taken
+/// by name; the first value that does not fit is an error naming its row.
+fn conform(
+    path: &Path,
+    batches: Vec<RecordBatch>,
+    declared: &SchemaRef,
+) -> Result<Vec<RecordBatch>, IoError> {
+    let mismatch = |message: String| IoError::ColumnMismatch {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut row = 0u64;
+    let mut out = Vec::with_capacity(batches.len());
+    for batch in batches {
+        let columns = columns_by_name(&batch, declared).map_err(mismatch)?;
+        let cast = cast_to_schema(&columns, declared).map_err(mismatch)?;
+        if let Some(first) = &cast.first {
+            let field = declared.field(first.column);
+            return Err(IoError::BadValue {
+                path: path.to_path_buf(),
+                row: row + first.row as u64 + 1,
+                column: field.name().clone(),
+                message: misfit_message(&first.misfit, field.name(), field.data_type()),
+            });
+        }
+        row += batch.num_rows() as u64;
+        out.push(cast.batch);
+    }
+    Ok(out)
 }
 
 /// Drops empty batches and slices those longer than `batch_size`.
@@ -190,8 +262,9 @@ fn rechunk(batches: Vec<RecordBatch>, batch_size: usize) -> Vec<RecordBatch> {
     out
 }
 
-/// The data files of a directory, in name order.
-fn data_files(dir: &Path) -> Result<Vec<PathBuf>, IoError> {
+/// The data files of a directory, in name order: those with an extension
+/// of `format`, or of any known format.
+fn data_files(dir: &Path, format: Option<FileFormat>) -> Result<Vec<PathBuf>, IoError> {
     let mut files = Vec::new();
     for entry in fs::read_dir(dir).map_err(|e| IoError::io(dir, e))? {
         let entry = entry.map_err(|e| IoError::io(dir, e))?;
@@ -199,8 +272,10 @@ fn data_files(dir: &Path) -> Result<Vec<PathBuf>, IoError> {
             continue;
         }
         let path = entry.path();
-        if format_of(&path).is_none() {
-            continue;
+        match (format_of(&path), format) {
+            (None, _) => continue,
+            (Some(found), Some(wanted)) if found != wanted => continue,
+            _ => {}
         }
         // Follows symbolic links; a subdirectory named `x.parquet` is skipped.
         if fs::metadata(&path).map(|m| m.is_file()).unwrap_or(false) {
@@ -212,24 +287,43 @@ fn data_files(dir: &Path) -> Result<Vec<PathBuf>, IoError> {
 }
 
 /// Reads every data file of a directory as one table.
-fn read_dir(dir: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBatch>), IoError> {
-    let files = data_files(dir)?;
+fn read_dir(
+    dir: &Path,
+    options: &ReadOptions,
+) -> Result<(SchemaRef, Vec<RecordBatch>, u64), IoError> {
+    let files = data_files(dir, options.format)?;
     if files.is_empty() {
         return Err(IoError::EmptyDirectory {
             path: dir.to_path_buf(),
         });
     }
-    let results: Vec<_> = files.par_iter().map(|f| read_file(f, batch_size)).collect();
+    let results: Vec<_> = files.par_iter().map(|f| read_file(f, options)).collect();
+    if let Some(declared) = &options.schema {
+        // every file is cast to the declared schema already
+        let mut batches = Vec::new();
+        let mut skipped = 0;
+        for result in results {
+            let (_, more, n) = result?;
+            batches.extend(more);
+            skipped += n;
+        }
+        return Ok((Arc::clone(declared), batches, skipped));
+    }
     let mut results = files.iter().zip(results);
-    let (first_path, first) = results.next().expect("at least one file");
-    let (first_schema, mut batches) = first?;
+    let Some((first_path, first)) = results.next() else {
+        return Err(IoError::EmptyDirectory {
+            path: dir.to_path_buf(),
+        });
+    };
+    let (first_schema, mut batches, mut skipped) = first?;
     let mut nullable: Vec<bool> = first_schema
         .fields()
         .iter()
         .map(|f| f.is_nullable())
         .collect();
     for (path, result) in results {
-        let (schema, more) = result?;
+        let (schema, more, n) = result?;
+        skipped += n;
         if let Some(detail) = schema_difference(&first_schema, &schema) {
             return Err(IoError::SchemaMismatch {
                 path: path.clone(),
@@ -267,7 +361,7 @@ fn read_dir(dir: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBatch
             first: first_path.clone(),
             detail: e.to_string(),
         })?;
-    Ok((schema, batches))
+    Ok((schema, batches, skipped))
 }
 
 /// How `other` differs from `first` in column names or types, if it does.
@@ -375,121 +469,6 @@ fn read_ipc(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>), IoError> {
             "Arrow IPC",
             format!("as an IPC file: {file_error}; as an IPC stream: {stream_error}"),
         )),
-    }
-}
-
-/// Reads a CSV file with a header row, inferring the schema.
-fn read_csv(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBatch>), IoError> {
-    use arrow_csv::reader::{Format as CsvFormat, ReaderBuilder};
-    let mut input = BufReader::new(open(path)?);
-    let format = CsvFormat::default().with_header(true);
-    let (schema, _) = format
-        .infer_schema(&mut input, Some(INFER_ROWS))
-        .map_err(|e| csv_error(path, &e, None))?;
-    if schema.fields().is_empty() {
-        return Err(IoError::Parse {
-            path: path.to_path_buf(),
-            line: Some(1),
-            column: None,
-            message: "the file is empty: a CSV file must start with a header row of column names"
-                .to_string(),
-        });
-    }
-    input
-        .seek(SeekFrom::Start(0))
-        .map_err(|e| IoError::io(path, e))?;
-    let schema = Arc::new(schema);
-    let reader = ReaderBuilder::new(schema.clone())
-        .with_format(format)
-        .with_batch_size(batch_size)
-        .build_buffered(input)
-        .map_err(|e| csv_error(path, &e, Some(&schema)))?;
-    let batches = reader
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| csv_error(path, &e, Some(&schema)))?;
-    Ok((schema, batches))
-}
-
-/// The number that follows `key` in `message`, if any.
-fn number_after(message: &str, key: &str) -> Option<u64> {
-    let at = message.find(key)? + key.len();
-    let digits: String = message[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    digits.parse().ok()
-}
-
-/// The text between `start` and the next `end` in `message`.
-fn between<'m>(message: &'m str, start: &str, end: &str) -> Option<&'m str> {
-    let from = message.find(start)? + start.len();
-    let len = message[from..].find(end)?;
-    Some(&message[from..from + len])
-}
-
-/// A CSV reader error as an [`IoError::Parse`] with the file's line and the
-/// column's name where the message tells them, in plainer words.
-///
-/// The line numbers of arrow-csv's messages count differently by source:
-/// those of a value that does not parse ("for column C at line N") count
-/// records from 0 with the header as record 0, so the file's line is N + 1;
-/// those of the record splitter and of the csv crate (wrong number of
-/// fields, invalid UTF-8) are already the file's 1-based lines. Both assume
-/// that no quoted field spans lines.
-fn csv_error(path: &Path, e: &ArrowError, schema: Option<&Schema>) -> IoError {
-    if let ArrowError::IoError(m, source) = e {
-        return IoError::io(path, std::io::Error::new(source.kind(), m.clone()));
-    }
-    let raw = match e {
-        ArrowError::ParseError(m) | ArrowError::CsvError(m) => m.clone(),
-        other => other.to_string(),
-    };
-    let line = number_after(&raw, "line ");
-    let column_index =
-        number_after(&raw, "for column ").or_else(|| number_after(&raw, "parsing column "));
-    let (line, column, message) = if let Some(index) = column_index {
-        let column = schema
-            .and_then(|s| s.fields().get(index as usize))
-            .map(|f| f.name().clone());
-        let what = match (
-            between(&raw, "value '", "' as type '"),
-            between(&raw, "as type '", "'"),
-        ) {
-            (Some(value), Some(ty)) => format!("cannot read `{value}` as {ty}"),
-            _ => raw.clone(),
-        };
-        let message = format!(
-            "{what} (the column types are inferred from the first {INFER_ROWS} rows: \
-             fix the value, or give the file explicit types by converting it to Parquet)"
-        );
-        (line.map(|l| l + 1), column, message)
-    } else if raw.contains("number of fields") || raw.contains("unequal lengths") {
-        let expected = number_after(&raw, "expected ").or_else(|| number_after(&raw, "Expected "));
-        let got = number_after(&raw, "got more than ")
-            .map(|n| format!("more than {n}"))
-            .or_else(|| number_after(&raw, "got ").map(|n| n.to_string()))
-            .or_else(|| number_after(&raw, "found ").map(|n| n.to_string()));
-        let message = match (expected, got) {
-            (Some(e), Some(g)) => format!(
-                "the row has {g} fields but the header has {e} (quote fields that contain commas)"
-            ),
-            _ => raw.clone(),
-        };
-        (line, None, message)
-    } else if raw.contains("UTF-8") {
-        (
-            line,
-            None,
-            "invalid UTF-8: the file must be UTF-8 text (convert it, e.g. with iconv)".to_string(),
-        )
-    } else {
-        (line, None, raw)
-    };
-    IoError::Parse {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message,
     }
 }
 
@@ -679,4 +658,53 @@ fn read_json(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBat
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| json_error(path, e))?;
     Ok((schema, batches))
+}
+
+/// What a table's files say about its size, without reading its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStats {
+    /// Bytes on disk of the data files.
+    pub bytes: u64,
+    /// The number of rows, when every file is Parquet (from the footers).
+    pub rows: Option<u64>,
+}
+
+/// The size on disk of a file or of a directory's data files (those of
+/// `format`, or of any known format), and the row count when every file is
+/// Parquet (read from the footers only).
+///
+/// # Errors
+///
+/// [`IoError::NotFound`], [`IoError::EmptyDirectory`], [`IoError::Io`],
+/// [`IoError::Corrupt`] (a Parquet footer that does not read).
+pub fn file_stats(path: &Path, format: Option<FileFormat>) -> Result<FileStats, IoError> {
+    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let files = if meta.is_dir() {
+        let files = data_files(path, format)?;
+        if files.is_empty() {
+            return Err(IoError::EmptyDirectory {
+                path: path.to_path_buf(),
+            });
+        }
+        files
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let mut stats = FileStats {
+        bytes: 0,
+        rows: Some(0),
+    };
+    for file in &files {
+        stats.bytes += fs::metadata(file).map_err(|e| IoError::io(file, e))?.len();
+        let parquet = format.or_else(|| format_of(file)) == Some(FileFormat::Parquet);
+        stats.rows = match (stats.rows, parquet) {
+            (Some(n), true) => {
+                let meta = ArrowReaderMetadata::load(&open(file)?, ArrowReaderOptions::new())
+                    .map_err(|e| corrupt(file, "Parquet", e))?;
+                Some(n + meta.metadata().file_metadata().num_rows().max(0) as u64)
+            }
+            _ => None,
+        };
+    }
+    Ok(stats)
 }

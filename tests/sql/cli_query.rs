@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use crate::common::*;
 
 /// Runs `tenon query ARGS...`; asserts that stderr shows no panic.
-fn tenon(args: &[&str]) -> Output {
+pub(crate) fn tenon(args: &[&str]) -> Output {
     let out = Command::new(env!("CARGO_BIN_EXE_tenon"))
         .arg("query")
         .args(args)
@@ -23,17 +23,17 @@ fn tenon(args: &[&str]) -> Output {
     out
 }
 
-fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Asserts success and returns stdout.
 #[track_caller]
-fn ok(args: &[&str]) -> String {
+pub(crate) fn ok(args: &[&str]) -> String {
     let o = tenon(args);
     assert!(
         o.status.success(),
@@ -47,7 +47,7 @@ fn ok(args: &[&str]) -> String {
 /// Asserts failure with `code`, stderr made of `error: ...` lines, and
 /// nothing on stdout; returns stderr.
 #[track_caller]
-fn fails(args: &[&str], code: i32) -> String {
+pub(crate) fn fails(args: &[&str], code: i32) -> String {
     let o = tenon(args);
     let err = stderr(&o);
     assert_eq!(
@@ -765,7 +765,6 @@ fn analyze_and_timing_together_and_to_a_file() {
 /// CLI.md: `-f/--file FILE` with several statements separated by `;`
 /// (CREATE VIEW ..., then queries; the last query's result is printed).
 #[test]
-#[ignore = "`tenon query -f/--file` (CLI.md) is not implemented: clap rejects the flag"]
 fn file_with_several_statements() {
     let dir = temp_dir("file-statements");
     let path = dir.join("q.sql");

@@ -7,8 +7,13 @@
 //! the planner), and linking several of them was most of CI's build time.
 
 mod cli_query;
+mod cli_script;
 mod common;
+mod ddl;
 mod errors;
 mod hints;
 mod joins;
 mod operators;
+mod options;
+mod tpch;
+mod views;

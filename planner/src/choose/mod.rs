@@ -20,13 +20,19 @@
 //!   same text for the same purpose; one of them should go.
 //! - **Unattached hint comments** (neither after `SELECT` nor after a table
 //!   name) are errors ([`HintError::Misplaced`], with line and column).
-//! - **Table hints** (`t /*+ OPTIONS(..) */`) are parsed and checked for
-//!   placement only; their options are not applied yet (H40–H42).
+//! - **Table hints** (`t /*+ OPTIONS(..) */`) are parsed, checked for
+//!   placement and form (`'key' = 'value'` pairs, after a table: not after
+//!   a view or a WITH query), and merged per scan (H25) into
+//!   [`JoinPlan::scan_options`]. Which keys a table takes depends on where
+//!   its rows come from, which the planner does not know: the session
+//!   checks the keys and values (H41) and applies them (H40).
 //! - **Join order** (CLI.md): blocks in post-order of their syntactic
 //!   nesting (a subquery's or CTE's joins before those of the block that
-//!   uses it, sibling blocks such as UNION branches in source order); within
-//!   a block, joins bottom-up in FROM order. [`JoinSite::id`] and the
-//!   "join N" of error messages are the join's index in [`JoinPlan::joins`].
+//!   uses it, sibling blocks such as UNION branches in source order; a
+//!   view's joins right before those of the block that reads it: the front
+//!   end's [`PlannedQuery::block_order`]); within a block, joins bottom-up
+//!   in FROM order. [`JoinSite::id`] and the "join N" of error messages are
+//!   the join's index in [`JoinPlan::joins`].
 //! - **Semi/anti joins from `IN` / `NOT IN`** take no join hints (H14):
 //!   they are recognised by the front end's subquery alias prefix
 //!   (`__sq_`); their subquery side has no name (`null`), but keeps the
@@ -42,26 +48,25 @@
 //!   is a table (or alias) whose [`TableStats::sorted_on`] starts with the
 //!   join's key columns on that side, in order.
 
-mod estimate;
+pub(crate) mod estimate;
 
 use std::fmt::{self, Write as _};
-use std::ops::ControlFlow;
 
 use arrow_schema::SchemaRef;
-use datafusion_common::NullEquality;
+use datafusion_common::tree_node::TreeNodeRecursion;
+use datafusion_common::{NullEquality, TableReference};
 use datafusion_expr::{Expr, Join, JoinType as DfJoinType, LogicalPlan};
-use sqlparser::ast::{Select, Visit, Visitor};
-use sqlparser::parser::Parser;
 
 use crate::config::Config;
 use crate::hints::{
-    BlockInput, BlockJoins, DecisionSource, Hint, HintComment, HintError, HintPlacement,
-    IgnoredHint, JoinSite, Position, SiteInput, SizeEstimate, resolve_block,
+    BlockInput, BlockJoins, DecisionSource, Hint, HintArgs, HintComment, HintError, HintName,
+    HintPlacement, IgnoredHint, JoinSite, Position, SiteInput, SizeEstimate, key_values,
+    resolve_block,
 };
 use crate::kernels::{JoinSide, JoinType, Strategy};
 use crate::sql::{
     Catalog, InputKind, JoinInput, JoinRef, PlanPath, PlannedQuery, QueryBlock, RawHintBlock,
-    SqlError, TableStats, TenonDialect, node_at, plan_sql,
+    SqlError, TableStats, node_at, plan_sql, replace_node_at,
 };
 
 /// Prefix of the aliases the front end gives `IN` / `NOT IN` subqueries it
@@ -140,14 +145,36 @@ pub struct UnusedHint {
     pub hint: IgnoredHint,
 }
 
+/// The dynamic table options of one table scan
+/// (`t /*+ OPTIONS('k'='v') */`, HINTS.md H06, H40), merged by H25.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanOptions {
+    /// The query block of the scan.
+    pub block: usize,
+    /// Where the `LogicalPlan::TableScan` is in [`JoinPlan::query`]'s plan.
+    pub path: PlanPath,
+    /// The table scanned.
+    pub table: String,
+    /// Its alias in the block, if any.
+    pub alias: Option<String>,
+    /// The options, each key once: within one OPTIONS hint the last value
+    /// of a key wins, across hints the first (H25); in written order.
+    pub options: Vec<(String, String)>,
+    /// Where the first OPTIONS hint is (for messages).
+    pub position: Position,
+}
+
 /// A decision for every join of a query, in CLI.md's order.
 #[derive(Debug, Clone)]
 pub struct JoinPlan {
     /// Every join: innermost first, in FROM order; joins of subqueries
-    /// (and CTEs) before those of the block that uses them.
+    /// (and CTEs, and views) before those of the block that uses them.
     pub joins: Vec<PlannedJoin>,
     /// Join hints that matched no join of their block (lenient mode).
     pub unused_hints: Vec<UnusedHint>,
+    /// Every scan with OPTIONS, in block order, scans of a block in plan
+    /// order.
+    pub scan_options: Vec<ScanOptions>,
     /// The planned query the decisions refer to.
     pub query: PlannedQuery,
 }
@@ -162,8 +189,10 @@ pub struct JoinPlan {
 /// - [`PlanError::Hint`]: a malformed hint or unknown hint name (line and
 ///   column), a misplaced hint, a join hint naming tables that are not
 ///   inputs of its block or naming an aliased table by its table name, an
-///   ambiguous name, every runnable strategy disabled, or (strict mode) an
-///   inapplicable hint.
+///   ambiguous name, every runnable strategy disabled, (strict mode) an
+///   inapplicable hint, or OPTIONS without `'key' = 'value'` pairs or
+///   after a name that is not a table ([`HintError::TableHint`]; the keys
+///   themselves are the caller's to check, see [`JoinPlan::scan_options`]).
 ///
 /// # Examples
 ///
@@ -201,19 +230,28 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
 
     // The global order: blocks in post-order of their nesting, each
     // block's joins bottom-up.
-    let order: Vec<(usize, usize)> = block_order(sql, query.blocks.len())
-        .into_iter()
-        .flat_map(|b| (0..query.blocks[b].joins.len()).map(move |j| (b, j)))
+    let mut order: Vec<(usize, usize)> = query
+        .block_order
+        .iter()
+        .filter(|&&b| b < query.blocks.len())
+        .flat_map(|&b| (0..query.blocks[b].joins.len()).map(move |j| (b, j)))
         .collect();
-    let global_id = |b: usize, j: usize| {
-        order
-            .iter()
-            .position(|&x| x == (b, j))
-            .expect("every join is in the order")
-    };
+    // defensive: a block missing from the order goes last
+    for block in &query.blocks {
+        if !query.block_order.contains(&block.id) {
+            order.extend((0..block.joins.len()).map(|j| (block.id, j)));
+        }
+    }
+    let global_id = |b: usize, j: usize| order.iter().position(|&x| x == (b, j)).unwrap_or(0);
 
     let mut slots: Vec<Option<PlannedJoin>> = vec![None; order.len()];
     let mut unused_hints = Vec::new();
+    let mut scan_options = Vec::new();
+    for &b in &query.block_order {
+        if let Some(block) = query.blocks.get(b) {
+            scan_options.extend(block_scan_options(block)?);
+        }
+    }
     for block in &query.blocks {
         let hints = block_hints(block)?;
         let mut sites = Vec::with_capacity(block.joins.len());
@@ -274,6 +312,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     Ok(JoinPlan {
         joins: slots.into_iter().flatten().collect(),
         unused_hints,
+        scan_options,
         query,
     })
 }
@@ -292,22 +331,89 @@ fn parse_raw(raw: &RawHintBlock, placement: HintPlacement) -> Result<Vec<Hint>, 
     .parse()
 }
 
-/// The block's query hints, parsed; its table hints are parsed to check
-/// them (H05, H06) but not applied yet.
+/// The block's query hints, parsed.
 fn block_hints(block: &QueryBlock) -> Result<Vec<Hint>, HintError> {
     let mut hints = Vec::new();
     for raw in &block.hints {
         hints.extend(parse_raw(raw, HintPlacement::QueryBlock)?);
     }
+    Ok(hints)
+}
+
+/// The block's table hints, parsed and checked (H05, H06), merged per scan
+/// (H25).
+fn block_scan_options(block: &QueryBlock) -> Result<Vec<ScanOptions>, HintError> {
+    let mut parsed = Vec::with_capacity(block.table_hints.len());
     for th in &block.table_hints {
-        parse_raw(
+        let hints = parse_raw(
             &th.hint,
             HintPlacement::Table {
                 table: th.table.clone(),
             },
         )?;
+        for h in &hints {
+            let pairs = match &h.args {
+                HintArgs::KeyValues(kvs) => kvs.len(),
+                _ => 0,
+            };
+            if pairs == 0 {
+                return Err(HintError::TableHint {
+                    hint: h.to_string(),
+                    position: h.position,
+                    message: "OPTIONS takes 'key' = 'value' pairs, e.g.                               `t /*+ OPTIONS('scan.batch-size' = '1024') */`"
+                        .into(),
+                });
+            }
+        }
+        parsed.push((th, hints));
     }
-    Ok(hints)
+    // a block that was planned has relations; an unused WITH query's has none
+    let planned = !block.relations.is_empty() || !block.scans.is_empty();
+    if planned {
+        for (th, hints) in &parsed {
+            let scanned = block
+                .scans
+                .iter()
+                .any(|s| s.table == th.table && s.alias == th.alias);
+            if !scanned && let Some(h) = hints.first() {
+                return Err(HintError::TableHint {
+                    hint: h.to_string(),
+                    position: h.position,
+                    message: format!(
+                        "`{}` is not a table of this query block (a view or a WITH query?):                          OPTIONS apply to tables only; write them inside the view or WITH query,                          after its table",
+                        th.table
+                    ),
+                });
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for scan in &block.scans {
+        if scan.hints.is_empty() {
+            continue;
+        }
+        let mut hints = Vec::new();
+        for raw in &scan.hints {
+            hints.extend(parse_raw(
+                raw,
+                HintPlacement::Table {
+                    table: scan.table.clone(),
+                },
+            )?);
+        }
+        let Some(first) = hints.first() else {
+            continue;
+        };
+        out.push(ScanOptions {
+            block: block.id,
+            path: scan.path.clone(),
+            table: scan.table.clone(),
+            alias: scan.alias.clone(),
+            options: key_values(&hints, HintName::Options),
+            position: first.position,
+        });
+    }
+    Ok(out)
 }
 
 /// The names a hint of this block may use (H11, H32).
@@ -459,48 +565,6 @@ fn key_texts(join: &Join) -> Vec<String> {
         .collect()
 }
 
-/// Block ids in post-order of their syntactic nesting: each block after the
-/// blocks inside it, siblings in source order. The ids are the front end's
-/// (pre-order over the statement's SELECTs, the same visitor); if the
-/// count does not match, id order.
-fn block_order(sql: &str, n_blocks: usize) -> Vec<usize> {
-    struct Order {
-        next: usize,
-        stack: Vec<usize>,
-        post: Vec<usize>,
-    }
-    impl Visitor for Order {
-        type Break = ();
-        fn pre_visit_select(&mut self, _select: &Select) -> ControlFlow<()> {
-            self.stack.push(self.next);
-            self.next += 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_select(&mut self, _select: &Select) -> ControlFlow<()> {
-            if let Some(id) = self.stack.pop() {
-                self.post.push(id);
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut order = Order {
-        next: 0,
-        stack: Vec::new(),
-        post: Vec::new(),
-    };
-    if let Ok(statements) = Parser::parse_sql(&TenonDialect::default(), sql) {
-        for s in &statements {
-            let _ = s.visit(&mut order);
-        }
-    }
-    let mut post = order.post;
-    post.retain(|&b| b < n_blocks);
-    if post.len() != n_blocks {
-        return (0..n_blocks).collect();
-    }
-    post
-}
-
 /// A JSON string literal.
 fn json_string(out: &mut String, s: &str) {
     out.push('"');
@@ -567,6 +631,49 @@ impl PlannedJoin {
 }
 
 impl JoinPlan {
+    /// Renames the table the `TableScan` at `path` reads, in
+    /// [`JoinPlan::query`]'s plan: the executor then looks the scan's rows
+    /// up under `name` (a scan with its own options, H40). Its schema, its
+    /// columns' qualifiers and the decisions stay as planned.
+    ///
+    /// # Errors
+    ///
+    /// [`SqlError::Plan`] when there is no table scan at `path`.
+    pub fn rename_scan(&mut self, path: &PlanPath, name: &str) -> Result<(), SqlError> {
+        if !matches!(
+            node_at(&self.query.plan, path),
+            Some(LogicalPlan::TableScan(_))
+        ) {
+            return Err(SqlError::Plan(format!(
+                "internal: no table scan at {path:?} to rename to {name}"
+            )));
+        }
+        let plan = std::mem::take(&mut self.query.plan);
+        self.query.plan = replace_node_at(plan, path, &mut |node| match node {
+            LogicalPlan::TableScan(mut scan) => {
+                scan.table_name = TableReference::bare(name);
+                Ok(LogicalPlan::TableScan(scan))
+            }
+            other => Ok(other),
+        })?;
+        Ok(())
+    }
+
+    /// The names of the tables the plan scans, each once, in plan order.
+    pub fn scanned_tables(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        let _ = self.query.plan.apply_with_subqueries(|node| {
+            if let LogicalPlan::TableScan(scan) = node {
+                let name = scan.table_name.table().to_string();
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            Ok(TreeNodeRecursion::Continue)
+        });
+        names
+    }
+
     /// CLI.md's `--explain --format json` object: `{"joins": [...]}`.
     pub fn to_json(&self) -> String {
         let joins: Vec<String> = self.joins.iter().map(PlannedJoin::to_json).collect();

@@ -2,8 +2,8 @@
 //! exact Arrow schema of the batches it produces, and its EXPLAIN text.
 
 use std::fmt::Write as _;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -25,7 +25,11 @@ use crate::kernels::Join;
 pub enum Operator {
     /// The batches of a registered table, reduced to some of its columns.
     Scan {
-        /// The table's name in the catalog.
+        /// The name of the data the scan reads in the executor's
+        /// [`Tables`](crate::exec::Tables): the table's name in the catalog,
+        /// or, for a scan with its own dynamic options (HINTS.md H40), the
+        /// entry the session made for it, named
+        /// `table /*+ OPTIONS('k'='v', ...) */`.
         table: String,
         /// The alias the query gives it, if any (for EXPLAIN).
         alias: Option<String>,
@@ -110,6 +114,10 @@ pub struct OperatorMetrics {
     /// includes the streaming operators fused above it; breakers: wall time
     /// of their final step.
     pub nanos: AtomicU64,
+    /// For a scan whose rows were read with `csv.ignore-parse-errors`: the
+    /// rows the reader skipped (set by whoever read them; shown by EXPLAIN
+    /// ANALYZE).
+    pub skipped_rows: OnceLock<u64>,
 }
 
 impl OperatorMetrics {
@@ -257,6 +265,9 @@ impl PhysicalPlan {
                 m.bytes.load(Ordering::Relaxed),
                 m.nanos.load(Ordering::Relaxed) as f64 / 1e6
             );
+            if let Some(skipped) = m.skipped_rows.get() {
+                let _ = write!(out, " skipped_rows={skipped} (csv.ignore-parse-errors)");
+            }
         }
         out.push('\n');
         for c in self.children() {

@@ -93,6 +93,19 @@ pub enum HintError {
         message: String,
     },
 
+    /// A table hint that cannot apply (H06, H40): OPTIONS without
+    /// `'key' = 'value'` pairs, or written after a name that is not a table
+    /// (a view, a WITH query).
+    #[error("invalid table hint `{hint}` at {position}: {message}")]
+    TableHint {
+        /// The hint as written (normalized).
+        hint: String,
+        /// Where the hint is.
+        position: Position,
+        /// What is wrong and what to write.
+        message: String,
+    },
+
     /// Join hints name tables that are not inputs of their query block
     /// (H11).
     #[error(
@@ -221,7 +234,8 @@ impl HintError {
             | HintError::MultipleHintBlocks { position, .. }
             | HintError::Misplaced { position, .. }
             | HintError::Tokenize { position, .. }
-            | HintError::JoinHintArguments { position, .. } => Some(*position),
+            | HintError::JoinHintArguments { position, .. }
+            | HintError::TableHint { position, .. } => Some(*position),
             _ => None,
         }
     }

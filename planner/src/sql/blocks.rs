@@ -30,6 +30,12 @@
 //!
 //! A CTE referenced twice is inlined twice by `SqlToRel`: its joins appear
 //! twice, at two paths, both in the CTE's block.
+//!
+//! Views (`super::views`) are marked the same way, from their own text: each
+//! view reference is planned from the view's body, whose SELECTs are marked
+//! with the next free numbers. Attribution also records which block each
+//! marker sits in (its *parent*), so that a view's blocks can be ordered
+//! before the block that reads the view.
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -118,6 +124,45 @@ pub fn node_at(plan: &LogicalPlan, path: &PlanPath) -> Option<LogicalPlan> {
         node = next;
     }
     Some(node)
+}
+
+/// `plan` with the node at `path` (as [`node_at`] follows it) replaced by
+/// `f(node)`; the plan unchanged when the path leads nowhere.
+///
+/// # Errors
+/// What `f` returns, and errors of rebuilding the nodes above it.
+pub fn replace_node_at(
+    plan: LogicalPlan,
+    path: &PlanPath,
+    f: &mut dyn FnMut(LogicalPlan) -> DfResult<LogicalPlan>,
+) -> DfResult<LogicalPlan> {
+    fn go(
+        plan: LogicalPlan,
+        steps: &[usize],
+        f: &mut dyn FnMut(LogicalPlan) -> DfResult<LogicalPlan>,
+    ) -> DfResult<LogicalPlan> {
+        let Some((&step, rest)) = steps.split_first() else {
+            return f(plan);
+        };
+        let n_inputs = plan.inputs().len();
+        let mut index = if step < n_inputs { 0 } else { n_inputs };
+        let mut visit = |child: LogicalPlan| {
+            let here = index == step;
+            index += 1;
+            if here {
+                go(child, rest, f).map(Transformed::yes)
+            } else {
+                Ok(Transformed::no(child))
+            }
+        };
+        let rebuilt = if step < n_inputs {
+            plan.map_children(&mut visit)?
+        } else {
+            plan.map_subqueries(&mut visit)?
+        };
+        Ok(rebuilt.data)
+    }
+    go(plan, &path.0, f)
 }
 
 /// What kind of relation a join input (or a relation in scope) is.
@@ -253,6 +298,9 @@ pub struct QueryBlock {
     pub relations: Vec<JoinInput>,
     /// The block's table scans.
     pub scans: Vec<ScanRef>,
+    /// The view whose body holds this block (the innermost one, for views
+    /// reading views); `None` for the blocks of the query itself.
+    pub view: Option<String>,
 }
 
 /// What the AST pass found for one block.
@@ -260,6 +308,16 @@ pub struct QueryBlock {
 pub(crate) struct AstBlock {
     hints: Vec<RawHintBlock>,
     table_hints: Vec<TableHint>,
+}
+
+/// The blocks [`mark_blocks`] found in one statement.
+#[derive(Debug, Default)]
+pub(crate) struct MarkedBlocks {
+    /// The blocks, numbered from the `first` id given to [`mark_blocks`].
+    pub(crate) blocks: Vec<AstBlock>,
+    /// Their ids in post-order of their syntactic nesting (each block
+    /// after the blocks inside it, siblings in source order).
+    pub(crate) post_order: Vec<usize>,
 }
 
 /// Folds an identifier as SQL does: unquoted to lower case, quoted kept.
@@ -283,15 +341,18 @@ fn fold_name(name: &ObjectName) -> String {
 
 struct BlockMarking<'a> {
     comments: &'a mut HintComments,
+    /// The id of `blocks[0]`.
+    first: usize,
     blocks: Vec<AstBlock>,
     stack: Vec<usize>,
+    post_order: Vec<usize>,
 }
 
 impl VisitorMut for BlockMarking<'_> {
     type Break = SqlError;
 
     fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<SqlError> {
-        let id = self.blocks.len();
+        let id = self.first + self.blocks.len();
         let hints = self.comments.claim_after(select.select_token.0.span.start);
         if let Some(second) = hints.get(1) {
             return ControlFlow::Break(SqlError::syntax(
@@ -324,7 +385,9 @@ impl VisitorMut for BlockMarking<'_> {
     }
 
     fn post_visit_select(&mut self, _select: &mut Select) -> ControlFlow<SqlError> {
-        self.stack.pop();
+        if let Some(id) = self.stack.pop() {
+            self.post_order.push(id);
+        }
         ControlFlow::Continue(())
     }
 
@@ -345,7 +408,7 @@ impl VisitorMut for BlockMarking<'_> {
         if let Some(&block) = self.stack.last() {
             let table = fold_name(name);
             let alias = alias.as_ref().map(|a| fold_ident(&a.name));
-            self.blocks[block]
+            self.blocks[block - self.first]
                 .table_hints
                 .extend(hints.into_iter().map(|hint| TableHint {
                     table: table.clone(),
@@ -357,24 +420,30 @@ impl VisitorMut for BlockMarking<'_> {
     }
 }
 
-/// Numbers the SELECTs of `statement`, adds their markers and collects their
-/// hint comments and table hints.
+/// Numbers the SELECTs of `statement` from `first` on, adds their markers
+/// and collects their hint comments and table hints.
 ///
 /// # Errors
 /// Two hint blocks after one SELECT (H04), as a syntax error at the second.
 pub(crate) fn mark_blocks(
     statement: &mut Statement,
     comments: &mut HintComments,
-) -> Result<Vec<AstBlock>, SqlError> {
+    first: usize,
+) -> Result<MarkedBlocks, SqlError> {
     let mut marking = BlockMarking {
         comments,
+        first,
         blocks: Vec::new(),
         stack: Vec::new(),
+        post_order: Vec::new(),
     };
     if let ControlFlow::Break(e) = statement.visit(&mut marking) {
         return Err(e);
     }
-    Ok(marking.blocks)
+    Ok(MarkedBlocks {
+        blocks: marking.blocks,
+        post_order: marking.post_order,
+    })
 }
 
 /// Splits the marker off a filter predicate: `(block id, rest of predicate)`.
@@ -425,6 +494,24 @@ pub(crate) fn has_marker(plan: &LogicalPlan) -> bool {
 struct Attribution {
     blocks: Vec<QueryBlock>,
     path: Vec<usize>,
+    /// Per block: the block its marker sits in, if any.
+    parents: Vec<Option<usize>>,
+    /// Per block: whether its marker was found in the plan.
+    seen: Vec<bool>,
+}
+
+/// The plan without markers, and what attribution found per block.
+pub(crate) struct Attributed {
+    /// The plan, markers removed.
+    pub(crate) plan: LogicalPlan,
+    /// Every block, indexed by id (also those whose marker never reached
+    /// the plan: an unused CTE, a view reference a CTE shadowed).
+    pub(crate) blocks: Vec<QueryBlock>,
+    /// Per block: the block its marker sits in (the one whose FROM clause,
+    /// WHERE clause or select list holds it), `None` at the top.
+    pub(crate) parents: Vec<Option<usize>>,
+    /// Per block: whether its marker was in the plan.
+    pub(crate) seen: Vec<bool>,
 }
 
 /// Whether `plan` is a join, possibly under filters.
@@ -437,11 +524,13 @@ fn is_join_under_filters(plan: &LogicalPlan) -> bool {
 }
 
 /// Removes the block markers from `plan` and attributes its joins and
-/// scans to the blocks found by [`mark_blocks`].
+/// scans to the blocks found by [`mark_blocks`] (all of them, numbered
+/// from 0 without gaps).
 pub(crate) fn attribute(
     plan: LogicalPlan,
     ast_blocks: Vec<AstBlock>,
-) -> Result<(LogicalPlan, Vec<QueryBlock>), SqlError> {
+) -> Result<Attributed, SqlError> {
+    let n = ast_blocks.len();
     let mut attribution = Attribution {
         blocks: ast_blocks
             .into_iter()
@@ -453,12 +542,20 @@ pub(crate) fn attribute(
                 joins: Vec::new(),
                 relations: Vec::new(),
                 scans: Vec::new(),
+                view: None,
             })
             .collect(),
         path: Vec::new(),
+        parents: vec![None; n],
+        seen: vec![false; n],
     };
     let plan = attribution.rebuild(plan, None, None)?;
-    Ok((plan, attribution.blocks))
+    Ok(Attributed {
+        plan,
+        blocks: attribution.blocks,
+        parents: attribution.parents,
+        seen: attribution.seen,
+    })
 }
 
 impl Attribution {
@@ -469,14 +566,19 @@ impl Attribution {
         alias: Option<&str>,
     ) -> DfResult<LogicalPlan> {
         // A block's marker filter: strip the marker, note the block.
+        let outer = block;
         let (plan, block, marked) = match plan {
             LogicalPlan::Filter(filter) => match take_marker(&filter.predicate) {
-                Some((id, Some(rest))) => (
-                    LogicalPlan::Filter(Filter::try_new(rest, filter.input)?),
-                    Some(id),
-                    true,
-                ),
+                Some((id, Some(rest))) => {
+                    self.note_block(id, outer)?;
+                    (
+                        LogicalPlan::Filter(Filter::try_new(rest, filter.input)?),
+                        Some(id),
+                        true,
+                    )
+                }
                 Some((id, None)) => {
+                    self.note_block(id, outer)?;
                     // the filter disappears: its input takes its place
                     let input =
                         self.rebuild(Arc::unwrap_or_clone(filter.input), Some(id), alias)?;
@@ -548,6 +650,18 @@ impl Attribution {
             _ => {}
         }
         Ok(plan)
+    }
+
+    /// Records that block `id`'s marker was found inside block `outer`.
+    fn note_block(&mut self, id: usize, outer: Option<usize>) -> DfResult<()> {
+        if id >= self.blocks.len() {
+            return internal_err!("query block marker {id} without a block");
+        }
+        self.seen[id] = true;
+        if outer != Some(id) {
+            self.parents[id] = outer;
+        }
+        Ok(())
     }
 
     /// Records the named leaves of a block's FROM plan.

@@ -1,5 +1,5 @@
-//! The catalog: named tables with Arrow schemas and statistics, and the
-//! function registry SQL is planned against.
+//! The catalog: named tables with Arrow schemas and statistics, named views
+//! (their SQL text), and the function registry SQL is planned against.
 //!
 //! [`Catalog`] implements datafusion-sql's [`ContextProvider`] (the 11
 //! methods of datafusion 55.2) so that `SqlToRel` can resolve table names
@@ -47,7 +47,25 @@ pub struct CatalogTable {
     pub stats: TableStats,
 }
 
-/// Named tables with Arrow schemas, plus the SQL function registry.
+/// A view: a name for a query, planned where it is used as if it were the
+/// derived table `(body) AS name`, as its own query block (HINTS.md H30,
+/// H31; see `super::views`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewDef {
+    /// The view's name (after identifier folding).
+    pub name: String,
+    /// The body's SQL text (one query, hint comments included). Hint and
+    /// syntax error positions are positions in this text; the front end
+    /// keeps the body at its place in the `CREATE VIEW` statement (the
+    /// text before it blanked), so they are positions in that statement.
+    pub sql: String,
+    /// Names for the view's columns (`CREATE VIEW v (a, b) AS ...`); empty
+    /// to keep the body's.
+    pub columns: Vec<String>,
+}
+
+/// Named tables with Arrow schemas, named views, plus the SQL function
+/// registry.
 ///
 /// # Examples
 /// ```
@@ -64,6 +82,7 @@ pub struct CatalogTable {
 #[derive(Debug, Clone)]
 pub struct Catalog {
     tables: BTreeMap<String, CatalogTable>,
+    views: BTreeMap<String, ViewDef>,
     options: ConfigOptions,
 }
 
@@ -78,6 +97,7 @@ impl Catalog {
     pub fn new() -> Self {
         Catalog {
             tables: BTreeMap::new(),
+            views: BTreeMap::new(),
             options: ConfigOptions::default(),
         }
     }
@@ -113,6 +133,45 @@ impl Catalog {
     /// Names of the registered tables, sorted.
     pub fn table_names(&self) -> Vec<String> {
         self.tables.keys().cloned().collect()
+    }
+
+    /// Removes the table `name` (exact spelling); returns it if there was one.
+    pub fn drop_table(&mut self, name: &str) -> Option<CatalogTable> {
+        self.tables.remove(name)
+    }
+
+    /// Registers (or replaces) a view. Nothing is checked here: a view
+    /// whose body does not plan fails where it is used (the session plans
+    /// the body once before registering it).
+    pub fn register_view(&mut self, view: ViewDef) {
+        self.views.insert(view.name.clone(), view);
+    }
+
+    /// The view registered under `name` (exact spelling), if any.
+    pub fn view(&self, name: &str) -> Option<&ViewDef> {
+        self.views.get(name)
+    }
+
+    /// Removes the view `name`; returns it if there was one.
+    pub fn drop_view(&mut self, name: &str) -> Option<ViewDef> {
+        self.views.remove(name)
+    }
+
+    /// Names of the registered views, sorted.
+    pub fn view_names(&self) -> Vec<String> {
+        self.views.keys().cloned().collect()
+    }
+
+    /// Names of the tables and views, sorted: what a FROM clause can name.
+    pub fn relation_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .tables
+            .keys()
+            .chain(self.views.keys())
+            .cloned()
+            .collect();
+        names.sort();
+        names
     }
 
     /// Plans one SQL query: see [`plan_sql`](super::plan_sql).
@@ -175,7 +234,7 @@ impl ContextProvider for Catalog {
             None => Err(DataFusionError::External(Box::new(
                 SqlError::UnknownTable {
                     name: name.to_string(),
-                    known: self.table_names(),
+                    known: self.relation_names(),
                 },
             ))),
         }

@@ -21,7 +21,7 @@ pub enum SqlError {
         column: u64,
     },
     /// A table (or view) that the catalog does not hold.
-    #[error("unknown table `{name}`; known tables: {}", list(known))]
+    #[error("unknown table `{name}`; known tables and views: {}", list(known))]
     UnknownTable {
         /// The table as written in the query.
         name: String,
@@ -42,6 +42,15 @@ pub enum SqlError {
     /// Any other planning error (types, ambiguous names, ...).
     #[error("planning error: {0}")]
     Plan(String),
+    /// An error while planning the body of a view the query reads (its
+    /// positions are positions in the view's `CREATE VIEW` statement).
+    #[error("in view `{view}`: {error}")]
+    InView {
+        /// The view.
+        view: String,
+        /// What went wrong in its body.
+        error: Box<SqlError>,
+    },
 }
 
 fn list(names: &[String]) -> String {

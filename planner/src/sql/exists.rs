@@ -79,7 +79,7 @@ use super::error::SqlError;
 
 /// Prefix of the aliases of subqueries planned as semi / anti joins (shared
 /// with `subquery.rs` and the hint chooser).
-const ALIAS_PREFIX: &str = "__sq_";
+pub(super) const ALIAS_PREFIX: &str = "__sq_";
 
 /// Rewrites `EXISTS`, `NOT EXISTS` and correlated `IN` / `NOT IN` WHERE
 /// conjuncts into semi / anti joins, everywhere in `plan` (see the module
@@ -106,12 +106,12 @@ fn external(e: SqlError) -> DataFusionError {
     DataFusionError::External(Box::new(e))
 }
 
-fn unsupported(message: impl Into<String>) -> SqlError {
+pub(super) fn unsupported(message: impl Into<String>) -> SqlError {
     SqlError::Unsupported(message.into())
 }
 
 /// The highest N of a `__sq_N` alias in the plan (0 if none).
-fn highest_alias_number(plan: &LogicalPlan) -> usize {
+pub(super) fn highest_alias_number(plan: &LogicalPlan) -> usize {
     let mut highest = 0;
     let _ = plan.apply_with_subqueries(|node| {
         if let LogicalPlan::SubqueryAlias(sa) = node
@@ -129,7 +129,7 @@ fn highest_alias_number(plan: &LogicalPlan) -> usize {
 }
 
 /// Whether a conjunct is a query block marker: its Filter is a WHERE clause.
-fn is_marker(expr: &Expr) -> bool {
+pub(super) fn is_marker(expr: &Expr) -> bool {
     matches!(expr, Expr::ScalarFunction(call) if call.func.name() == BLOCK_MARKER)
 }
 
@@ -316,7 +316,7 @@ fn uncorrelated(plan: &Arc<LogicalPlan>, alias: &str) -> Result<Decorrelated, Sq
 
 /// Whether any expression of `plan` (its own nodes, or subqueries nested in
 /// them) refers to an enclosing query.
-fn is_correlated(plan: &LogicalPlan) -> bool {
+pub(super) fn is_correlated(plan: &LogicalPlan) -> bool {
     let mut found = false;
     let _ = plan.apply_with_subqueries(|node| {
         let _ = node.apply_expressions(|e| {
@@ -467,7 +467,7 @@ fn correlated(
 
 /// `outer = inner` or `inner = outer` with one side over outer references
 /// only and the other over the subquery's columns only: `(outer, inner)`.
-fn correlation_key(conjunct: &Expr) -> Option<(Expr, Expr)> {
+pub(super) fn correlation_key(conjunct: &Expr) -> Option<(Expr, Expr)> {
     let Expr::BinaryExpr(BinaryExpr {
         left,
         op: Operator::Eq,
@@ -580,7 +580,7 @@ fn node_name(node: &LogicalPlan) -> String {
 
 /// Where in `plan` (the subquery minus its top Filter's correlation) an
 /// outer reference is left, described; `None` if there is none.
-fn outer_ref_below(plan: &LogicalPlan) -> Option<String> {
+pub(super) fn outer_ref_below(plan: &LogicalPlan) -> Option<String> {
     fn walk(node: &LogicalPlan, blocker: Option<&LogicalPlan>) -> Option<String> {
         let mut found = None;
         let _ = node.apply_expressions(|e| {
@@ -628,7 +628,7 @@ fn outer_ref_below(plan: &LogicalPlan) -> Option<String> {
 /// An outer reference in a subquery nested in `plan` that names a column of
 /// `outer` and of no node of `plan` (so it escapes the correlated
 /// subquery).
-fn escaping_ref(plan: &LogicalPlan, outer: &DFSchema) -> Option<Column> {
+pub(super) fn escaping_ref(plan: &LogicalPlan, outer: &DFSchema) -> Option<Column> {
     let mut schemas = Vec::new();
     let _ = plan.apply_with_subqueries(|node| {
         schemas.push(Arc::clone(node.schema()));
@@ -654,7 +654,7 @@ fn escaping_ref(plan: &LogicalPlan, outer: &DFSchema) -> Option<Column> {
     escaping
 }
 
-fn outer_refs(expr: &Expr) -> Vec<Column> {
+pub(super) fn outer_refs(expr: &Expr) -> Vec<Column> {
     let mut columns = Vec::new();
     let _ = expr.apply(|e| {
         if let Expr::OuterReferenceColumn(_, c) = e {
@@ -665,11 +665,11 @@ fn outer_refs(expr: &Expr) -> Vec<Column> {
     columns
 }
 
-fn first_outer_ref(expr: &Expr) -> Option<Column> {
+pub(super) fn first_outer_ref(expr: &Expr) -> Option<Column> {
     outer_refs(expr).into_iter().next()
 }
 
-fn has_subquery(expr: &Expr) -> bool {
+pub(super) fn has_subquery(expr: &Expr) -> bool {
     expr.exists(|e| {
         Ok(matches!(
             e,

@@ -16,16 +16,23 @@
 use std::sync::Arc;
 
 use datafusion_common::tree_node::{Transformed, TreeNode};
-use datafusion_common::{DFSchema, Result};
-use datafusion_expr::utils::{conjunction, split_conjunction_owned};
-use datafusion_expr::{Expr, Filter, Join, JoinType, LogicalPlan};
+use datafusion_common::{DFSchema, NullEquality, Result};
+
+use super::Catalog;
+use crate::choose::estimate::estimate_plan;
+use datafusion_expr::utils::{
+    conjunction, disjunction, split_binary_owned, split_conjunction_owned,
+};
+use datafusion_expr::{
+    Expr, Filter, Join, JoinConstraint, JoinType, LogicalPlan, Operator, Projection,
+};
 
 /// Moves join predicates of WHERE clauses into the inner joins below them,
 /// everywhere in `plan` (subqueries included).
 ///
 /// # Errors
 /// Only if rebuilding a node fails (a bug).
-pub fn push_where_into_inner_joins(plan: LogicalPlan) -> Result<LogicalPlan> {
+pub fn push_where_into_inner_joins(plan: LogicalPlan, catalog: &Catalog) -> Result<LogicalPlan> {
     plan.transform_up_with_subqueries(|node| {
         let LogicalPlan::Filter(filter) = node else {
             return Ok(Transformed::no(node));
@@ -36,19 +43,162 @@ pub fn push_where_into_inner_joins(plan: LogicalPlan) -> Result<LogicalPlan> {
         }
         let mut conjuncts: Vec<Option<Expr>> = split_conjunction_owned(filter.predicate.clone())
             .into_iter()
+            .flat_map(|c| split_conjunction_owned(factor_or(c)))
             .map(Some)
             .collect();
-        let (input, moved) = push_into(filter.input.as_ref().clone(), &mut conjuncts)?;
+        let reordered = connect_cross_joins(filter.input.as_ref(), &conjuncts, catalog)?;
+        let is_reordered = reordered.is_some();
+        let input = reordered.unwrap_or_else(|| filter.input.as_ref().clone());
+        let (input, moved) = push_into(input, &mut conjuncts)?;
         if !moved {
             return Ok(Transformed::no(LogicalPlan::Filter(filter)));
         }
-        let plan = match conjunction(conjuncts.into_iter().flatten()) {
+        let mut plan = match conjunction(conjuncts.into_iter().flatten()) {
             Some(rest) => LogicalPlan::Filter(Filter::try_new(rest, Arc::new(input))?),
             None => input,
         };
+        if is_reordered {
+            // The columns in the order the nodes above were planned with.
+            let columns = filter
+                .input
+                .schema()
+                .columns()
+                .into_iter()
+                .map(Expr::Column);
+            plan = LogicalPlan::Projection(Projection::try_new(columns.collect(), Arc::new(plan))?);
+        }
         Ok(Transformed::yes(plan))
     })
     .map(|t| t.data)
+}
+
+/// The inputs of a tree of cross joins (`FROM a, b, c` before any
+/// condition moved in), in FROM order, into `out` (a plan that is no such
+/// tree is its own single input).
+fn cross_leaves(plan: &LogicalPlan, out: &mut Vec<LogicalPlan>) {
+    match plan {
+        LogicalPlan::Join(j)
+            if j.join_type == JoinType::Inner && j.on.is_empty() && j.filter.is_none() =>
+        {
+            cross_leaves(&j.left, out);
+            cross_leaves(&j.right, out);
+        }
+        other => out.push(other.clone()),
+    }
+}
+
+/// `FROM a, b, c` with `a` and `b` not related by any WHERE conjunct but
+/// each related to `c` would join `a` and `b` first as a cross product
+/// (TPC-H Q9: part x supplier, 2 billion rows at scale 1). This orders the
+/// inputs so that each one joins a conjunct to the ones before it, greedily:
+/// the first input stays first, then of the inputs a conjunct connects to
+/// those joined, the one with the fewest estimated rows (FROM order breaks
+/// ties; see `choose::estimate`), so that small filtered dimension tables
+/// join early and keep the intermediate results small; when none is
+/// connected, the next in FROM order (a cross join the query asks for).
+/// `None` when FROM order is that order already or `plan` is not a tree of
+/// three or more cross-joined inputs. Explicit `JOIN ... ON` are never
+/// reordered (they are leaves here).
+fn connect_cross_joins(
+    plan: &LogicalPlan,
+    conjuncts: &[Option<Expr>],
+    catalog: &Catalog,
+) -> Result<Option<LogicalPlan>> {
+    let mut leaves = Vec::new();
+    cross_leaves(plan, &mut leaves);
+    if leaves.len() < 3 {
+        return Ok(None);
+    }
+    let relations: Vec<Vec<usize>> = conjuncts
+        .iter()
+        .flatten()
+        .filter(|c| !c.is_volatile() && !has_subquery_or_outer_ref(c))
+        .filter_map(|c| {
+            let mut inputs: Vec<usize> = Vec::new();
+            for column in c.column_refs() {
+                let i = leaves.iter().position(|l| l.schema().has_column(column))?;
+                if !inputs.contains(&i) {
+                    inputs.push(i);
+                }
+            }
+            (inputs.len() >= 2).then_some(inputs)
+        })
+        .collect();
+    let rows: Vec<u64> = leaves
+        .iter()
+        .map(|l| estimate_plan(l, catalog).map_or(u64::MAX, |e| e.rows))
+        .collect();
+    let mut order = vec![0];
+    let mut joined = vec![false; leaves.len()];
+    joined[0] = true;
+    while order.len() < leaves.len() {
+        let connected = |i: usize| {
+            relations
+                .iter()
+                .any(|r| r.contains(&i) && r.iter().all(|&x| x == i || joined[x]))
+        };
+        let next = (0..leaves.len())
+            .filter(|&i| !joined[i] && connected(i))
+            .min_by_key(|&i| (rows[i], i))
+            .or_else(|| (0..leaves.len()).find(|&i| !joined[i]))
+            .unwrap_or(0);
+        joined[next] = true;
+        order.push(next);
+    }
+    if order.iter().enumerate().all(|(at, &i)| at == i) {
+        return Ok(None);
+    }
+    let mut inputs = order.into_iter().map(|i| leaves[i].clone());
+    let mut tree = inputs.next().unwrap_or_else(|| leaves[0].clone());
+    for input in inputs {
+        tree = LogicalPlan::Join(Join::try_new(
+            Arc::new(tree),
+            Arc::new(input),
+            vec![],
+            None,
+            JoinType::Inner,
+            JoinConstraint::On,
+            NullEquality::NullEqualsNothing,
+            false,
+        )?);
+    }
+    Ok(Some(tree))
+}
+
+/// `(a AND b) OR (a AND c)` as `a AND (b OR c)`: conjuncts common to every
+/// branch of an OR come out of it (distributivity holds in SQL's
+/// three-valued logic too), so that a join key or a one-table condition
+/// written in every branch (TPC-H Q19) can become a key or move to its
+/// scan. A branch left with nothing makes the OR true. Volatile
+/// expressions are left alone.
+pub(crate) fn factor_or(expr: Expr) -> Expr {
+    if !matches!(&expr, Expr::BinaryExpr(b) if b.op == Operator::Or) || expr.is_volatile() {
+        return expr;
+    }
+    let branches: Vec<Vec<Expr>> = split_binary_owned(expr.clone(), Operator::Or)
+        .into_iter()
+        .map(split_conjunction_owned)
+        .collect();
+    let mut common: Vec<Expr> = Vec::new();
+    for c in &branches[0] {
+        if !common.contains(c) && branches[1..].iter().all(|b| b.contains(c)) {
+            common.push(c.clone());
+        }
+    }
+    if common.is_empty() {
+        return expr;
+    }
+    let rest: Vec<Vec<Expr>> = branches
+        .into_iter()
+        .map(|b| b.into_iter().filter(|c| !common.contains(c)).collect())
+        .collect();
+    if rest.iter().all(|b: &Vec<Expr>| !b.is_empty()) {
+        let ors = rest.into_iter().filter_map(conjunction);
+        if let Some(or) = disjunction(ors) {
+            common.push(or);
+        }
+    }
+    conjunction(common).unwrap_or(expr)
 }
 
 /// Pushes the movable conjuncts into the inner join tree `plan`; returns the

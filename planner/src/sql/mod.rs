@@ -5,10 +5,12 @@
 //! SQL ──tokenize──► hint comments with positions (hint_comments)
 //!     ──parse (TenonDialect: J06 precedence)──► AST
 //!     ──mark blocks (blocks)──► AST with one marker per SELECT
-//!     ──SqlToRel (Catalog as ContextProvider)──► LogicalPlan
+//!     ──SqlToRel (views::Expansion over the Catalog as ContextProvider:
+//!        each view read is marked and planned from its own text)──► LogicalPlan
 //!     ──implicit joins (implicit_join)──► WHERE join predicates in inner joins
 //!     ──IN / NOT IN (subquery)──► semi / null-aware anti joins
 //!     ──EXISTS, correlated IN (exists)──► semi / anti joins, decorrelated
+//!     ──scalar subqueries (scalar)──► left joins, decorrelated
 //!     ──filter pushdown (pushdown)──► conjuncts near the scans / in joins
 //!     ──equi keys (join_condition)──► Join.on / filter / null_equality set
 //!     ──attribute (blocks)──► PlannedQuery { plan, blocks }
@@ -19,8 +21,10 @@
 //! clause; `crate::hints` parses and resolves them against the block's joins
 //! ([`JoinRef`], inputs named as in HINTS.md H12/H32).
 //!
-//! Not done here (yet): scalar subqueries stay subquery expressions (see
-//! [`PlannedQuery`]); no type coercion outside join keys; no views.
+//! Views ([`ViewDef`] in the [`Catalog`]) are planned where they are read,
+//! as derived tables with their own query blocks (`views`).
+//!
+//! Not done here (yet): no type coercion outside join keys.
 
 mod blocks;
 mod catalog;
@@ -31,17 +35,18 @@ mod hint_comments;
 mod implicit_join;
 mod join_condition;
 mod pushdown;
+mod scalar;
+mod statement;
 mod subquery;
+mod views;
 
 use datafusion_expr::LogicalPlan;
-use datafusion_sql::planner::SqlToRel;
-use sqlparser::ast::Statement;
-use sqlparser::parser::Parser;
 
 pub use blocks::{
     InputKind, JoinInput, JoinRef, PlanPath, QueryBlock, ScanRef, TableHint, node_at,
+    replace_node_at,
 };
-pub use catalog::{Catalog, CatalogTable, TableStats};
+pub use catalog::{Catalog, CatalogTable, TableStats, ViewDef};
 pub use dialect::TenonDialect;
 pub use error::SqlError;
 pub use exists::decorrelate_subqueries;
@@ -51,6 +56,11 @@ pub use join_condition::{
     EquiKey, JoinCondition, KeyCast, extract_join_keys, join_condition, split_join_condition,
 };
 pub use pushdown::push_down_filters;
+pub use scalar::scalar_subqueries_to_joins;
+pub use statement::{
+    CreateTable, CreateView, DropObjects, ScriptStatement, SqlStatement, parse_statement,
+    split_statements,
+};
 pub use subquery::in_subqueries_to_joins;
 
 /// A planned query: the logical plan and its query blocks.
@@ -78,10 +88,18 @@ pub use subquery::in_subqueries_to_joins;
 pub struct PlannedQuery {
     /// The logical plan, markers removed.
     pub plan: LogicalPlan,
-    /// The query blocks, indexed by [`QueryBlock::id`].
+    /// The query blocks, indexed by [`QueryBlock::id`]: the query's own
+    /// (numbered in pre-order over its SELECTs), then those of the views
+    /// it reads (one set per reference to a view).
     pub blocks: Vec<QueryBlock>,
+    /// Block ids in the order EXPLAIN lists their joins (CLI.md): each
+    /// block after the blocks nested in it (subqueries, CTEs, UNION
+    /// branches in source order), a view's blocks right before the block
+    /// that reads the view.
+    pub block_order: Vec<usize>,
     /// `/*+ ... */` comments that follow neither a `SELECT` nor a table
-    /// name: misplaced hints, for the hint resolver to report.
+    /// name: misplaced hints, for the hint resolver to report (those of a
+    /// view's text at their positions in that text).
     pub unattached_hints: Vec<RawHintBlock>,
 }
 
@@ -142,49 +160,31 @@ impl PlannedQuery {
 /// ```
 pub fn plan_sql(catalog: &Catalog, sql: &str) -> Result<PlannedQuery, SqlError> {
     let mut comments = hint_comments::HintComments::tokenize(sql)?;
-    let mut statements = Parser::new(&TenonDialect::default())
-        .try_with_sql(sql)?
-        .parse_statements()?;
-    let mut statement = match statements.len() {
-        0 => {
-            return Err(SqlError::Unsupported(
-                "empty statement: nothing to plan".into(),
-            ));
-        }
-        1 => statements.remove(0),
-        n => {
-            return Err(SqlError::Unsupported(format!(
-                "{n} statements: plan one query at a time"
-            )));
-        }
-    };
-    if !matches!(statement, Statement::Query(_)) {
-        let text = statement.to_string();
-        let kind: String = text
-            .split_whitespace()
-            .take(2)
-            .collect::<Vec<_>>()
-            .join(" ");
-        return Err(SqlError::Unsupported(format!(
-            "statement `{kind} ...`: only queries (SELECT, UNION, WITH) are planned"
-        )));
-    }
-    let ast_blocks = blocks::mark_blocks(&mut statement, &mut comments)?;
-    let plan = SqlToRel::new(catalog).sql_statement_to_plan(statement)?;
-    let plan = push_where_into_inner_joins(plan)?;
+    let statement = views::parse_query(sql)?;
+    let (plan, expansion) = views::Expansion::plan(catalog, statement, &mut comments)?;
+    let plan = push_where_into_inner_joins(plan, catalog)?;
     let plan = in_subqueries_to_joins(plan)?;
     let plan = decorrelate_subqueries(plan)?;
+    let plan = scalar_subqueries_to_joins(plan)?;
     let plan = push_down_filters(plan)?;
     let plan = extract_join_keys(plan)?;
-    let (plan, blocks) = blocks::attribute(plan, ast_blocks)?;
+    let views::Finished {
+        plan,
+        blocks,
+        order: block_order,
+        unclaimed: view_hints,
+    } = expansion.finish(plan)?;
     if blocks::has_marker(&plan) {
         return Err(SqlError::Plan(
             "internal: a query block marker survived planning".into(),
         ));
     }
+    let mut unattached_hints = comments.unclaimed();
+    unattached_hints.extend(view_hints);
     Ok(PlannedQuery {
         plan,
         blocks,
-        unattached_hints: comments.unclaimed(),
+        block_order,
+        unattached_hints,
     })
 }

@@ -20,3 +20,4 @@ mod sql_exists;
 mod sql_joins;
 mod sql_pushdown;
 mod sql_support;
+mod sql_views;

@@ -409,6 +409,35 @@ fn or_condition_runs_as_nested_loop() {
     }
 }
 
+/// A key equality written in every branch of a WHERE clause's OR (TPC-H
+/// Q19) is factored out and becomes the join's key; the rest of the OR
+/// stays the join's condition.
+#[test]
+fn key_common_to_every_or_branch_is_an_equi_key() {
+    let (a, b, ak, av, bk, bv) = ab();
+    let or = |x: Option<bool>, y: Option<bool>| match (x, y) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    };
+    let on = |x: &Row, y: &Row| {
+        and(
+            eq(x[ak], y[bk]),
+            or(x[av].map(|v| v < 20), y[bv].map(|v| v > 5)),
+        )
+    };
+    sweep(
+        &format!(
+            "SELECT {{hint}} {AB} FROM a, b \
+             WHERE (a.k = b.k AND a.v < 20) OR (b.v > 5 AND a.k = b.k)"
+        ),
+        Shape::Equi(JoinType::Inner),
+        "a",
+        "b",
+        &ref_join(&a, &b, RefJoin::Inner, on),
+    );
+}
+
 /// An equality between expressions of each side is an equi condition
 /// (computed into a key column before the join).
 #[test]

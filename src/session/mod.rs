@@ -1,11 +1,23 @@
 //! The embedding API: register tables, run SQL with join hints, get Arrow
 //! record batches back.
 //!
-//! A [`Session`] holds a [`Config`], the registered tables (in memory) and
-//! a worker pool. [`Session::sql`] plans a query (hints resolved per query
-//! block, HINTS.md), lowers it to a physical plan whose joins run on the
-//! kernels, and streams the result; [`Session::collect`] gathers it;
+//! A [`Session`] holds a [`Config`], its tables and views, and a worker
+//! pool. [`Session::sql`] plans a query (hints resolved per query block,
+//! HINTS.md), lowers it to a physical plan whose joins run on the kernels,
+//! and streams the result; [`Session::collect`] gathers it;
 //! [`Session::explain`] shows each join's strategy and why.
+//!
+//! Tables come from [`Session::register_batch`] (rows in memory),
+//! [`Session::register_file`] (a file read into memory at once),
+//! [`Session::register_tpch`], or a Flink-style `CREATE TABLE t (...) WITH
+//! ('connector' = 'filesystem', 'path' = ..., 'format' = ...)` statement,
+//! whose file is read when a query first needs it (see
+//! [`crate::options`] for the options). `CREATE [TEMPORARY] VIEW v AS ...`
+//! names a query, planned where it is used as its own query block (H31).
+//! [`Session::execute`] runs any one statement, [`Session::execute_script`]
+//! several separated by `;`; [`Session::collect`] and the other query
+//! methods also take DDL (and return no rows). Everything lives as long as
+//! the session (`TEMPORARY` is accepted and changes nothing).
 //!
 //! # Examples
 //!
@@ -36,31 +48,42 @@
 //! let n = row.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
 //! let total = row.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
 //! assert_eq!((n.value(0), total.value(0)), (3, 60));
+//!
+//! // a view, its own query block; the outer hint names it
+//! session.execute("CREATE VIEW big AS SELECT cust, amount FROM orders WHERE amount > 15")?;
+//! let explain = session.explain(
+//!     "SELECT /*+ SHUFFLE_HASH(big) */ count(*) FROM big JOIN customers c ON big.cust = c.id",
+//! )?;
+//! assert_eq!(explain.joins[0].build.as_deref(), Some("big"));
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
+mod ddl;
+mod output;
+mod sources;
+
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::mpsc::{Receiver, sync_channel};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::sync::mpsc::sync_channel;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Instant;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use tenon_planner::choose::{JoinPlan, PlanError, PlannedJoin, plan_joins};
+use tenon_planner::choose::{JoinPlan, PlanError, plan_joins};
 use tenon_planner::config::Config;
 use tenon_planner::exec::{self, ExecError, PhysicalPlan, TableData, Tables};
 use tenon_planner::expr::QueryContext;
-use tenon_planner::sql::{Catalog, TableStats};
 
 use crate::error::Error;
-use crate::io::read_table;
+use crate::io::{FileFormat, read_table};
 
-/// A query engine instance: settings, registered tables and workers.
+pub use output::{Explain, QueryOutput, QueryStream, StatementOutput};
+use sources::{FileTable, Loaded, Registry, ScanSources};
+
+/// A query engine instance: settings, tables and views, and workers.
 pub struct Session {
     config: Config,
-    catalog: Catalog,
-    tables: Tables,
+    registry: RwLock<Registry>,
     pool: Arc<rayon::ThreadPool>,
 }
 
@@ -68,7 +91,8 @@ impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("config", &self.config)
-            .field("tables", &self.catalog.table_names())
+            .field("tables", &self.table_names())
+            .field("views", &self.view_names())
             .finish()
     }
 }
@@ -84,6 +108,13 @@ fn build_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, Error> {
         .map_err(|e| Error::Resource(format!("cannot start worker threads: {e}")))
 }
 
+/// A planned query, ready to run.
+struct Prepared {
+    joins: JoinPlan,
+    physical: PhysicalPlan,
+    sources: ScanSources,
+}
+
 impl Session {
     /// A session with these settings and no tables.
     ///
@@ -94,10 +125,21 @@ impl Session {
         let pool = build_pool(config.threads)?;
         Ok(Session {
             config,
-            catalog: Catalog::new(),
-            tables: Tables::new(),
+            registry: RwLock::new(Registry::default()),
             pool,
         })
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Registry> {
+        self.registry.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Registry> {
+        self.registry.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn registry_mut(&mut self) -> &mut Registry {
+        self.registry.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The settings.
@@ -122,8 +164,8 @@ impl Session {
     }
 
     /// Registers `batches` (all of `schema`) as table `name`, replacing a
-    /// table of that name. SQL names fold to lower case unless quoted, so
-    /// register lower-case names to use them unquoted.
+    /// table or view of that name. SQL names fold to lower case unless
+    /// quoted, so register lower-case names to use them unquoted.
     ///
     /// # Errors
     ///
@@ -144,15 +186,8 @@ impl Session {
                 schema
             )));
         }
-        let data = TableData { schema, batches };
-        let stats = TableStats {
-            row_count: Some(data.num_rows() as u64),
-            byte_size: Some(data.num_bytes() as u64),
-            sorted_on: Vec::new(),
-        };
-        self.catalog
-            .register_table_with_stats(name, data.schema.clone(), stats);
-        self.tables.insert(name.to_string(), Arc::new(data));
+        self.registry_mut()
+            .insert_data(name, TableData { schema, batches });
         Ok(())
     }
 
@@ -166,15 +201,33 @@ impl Session {
     }
 
     /// Loads a Parquet, CSV or Arrow IPC file (or a directory of them) into
-    /// memory as table `name` (see [`crate::io::read_table`]).
+    /// memory as table `name` (see [`crate::io::read_table`]). Scans of it
+    /// with `/*+ OPTIONS(...) */` re-read the file with those options, into
+    /// the schema found now.
     ///
     /// # Errors
     ///
     /// [`Error::Io`]: a missing, unreadable or corrupt file, an unknown
     /// extension, files of different schemas in one directory.
     pub fn register_file(&mut self, name: &str, path: impl AsRef<Path>) -> Result<(), Error> {
-        let loaded = read_table(path.as_ref(), self.config.batch_size)?;
-        self.register_batches(name, loaded.schema, loaded.batches)
+        let path = path.as_ref();
+        let loaded = read_table(path, self.config.batch_size)?;
+        let data = TableData {
+            schema: loaded.schema,
+            batches: loaded.batches,
+        };
+        let registry = self.registry_mut();
+        registry.insert_data(name, data.clone());
+        let file = FileTable::read_already(
+            path.to_path_buf(),
+            single_format(path),
+            Loaded {
+                data: Arc::new(data),
+                skipped: 0,
+            },
+        );
+        registry.files.insert(name.to_string(), Arc::new(file));
+        Ok(())
     }
 
     /// Registers the eight TPC-H tables (region, nation, supplier,
@@ -192,59 +245,106 @@ impl Session {
         Ok(())
     }
 
-    /// The registered tables' names, sorted.
+    /// The tables' names, sorted.
     pub fn table_names(&self) -> Vec<String> {
-        self.catalog.table_names()
+        self.read().catalog.table_names()
+    }
+
+    /// The views' names, sorted.
+    pub fn view_names(&self) -> Vec<String> {
+        self.read().catalog.view_names()
     }
 
     /// Plans `sql`: each join's strategy (EXPLAIN) and the physical plan.
     fn prepare(&self, sql: &str) -> Result<Prepared, Error> {
+        let registry = self.read();
         let ctx = QueryContext::new();
-        let joins = plan_joins(sql, &self.catalog, &self.config)?;
-        let physical =
-            exec::lower(&joins, &self.tables, &self.config, &ctx).map_err(Error::planning)?;
-        Ok(Prepared { joins, physical })
+        let mut joins = plan_joins(sql, &registry.catalog, &self.config)?;
+        let sources = sources::plan_sources(&mut joins, &registry)?;
+        let physical = if sources.is_empty() {
+            exec::lower(&joins, &registry.tables, &self.config, &ctx)
+        } else {
+            let tables = sources.lowering_tables(&registry.tables);
+            exec::lower(&joins, &tables, &self.config, &ctx)
+        }
+        .map_err(Error::planning)?;
+        Ok(Prepared {
+            joins,
+            physical,
+            sources,
+        })
     }
 
     /// Each join's strategy, build side and reason, and the physical plan,
-    /// without running the query.
+    /// without running the query (nor reading files).
     ///
     /// # Errors
     ///
-    /// As [`Session::sql`], except execution errors.
+    /// As [`Session::sql`], except execution errors; [`Error::Plan`] for a
+    /// DDL statement (there is no plan to show).
     pub fn explain(&self, sql: &str) -> Result<Explain, Error> {
+        ddl::refuse_ddl(sql, "EXPLAIN")?;
         let prepared = self.prepare(sql)?;
-        Ok(Explain::new(&prepared, false))
+        Ok(Explain::new(&prepared.joins, &prepared.physical, false))
     }
 
     /// Runs `sql` and returns the plan with actual rows, batches, bytes
-    /// and time per operator, together with the result.
+    /// and time per operator (and the rows skipped by
+    /// `csv.ignore-parse-errors` on its scans), together with the result.
     ///
     /// # Errors
     ///
-    /// As [`Session::collect`].
+    /// As [`Session::collect`]; [`Error::Plan`] for a DDL statement.
     pub fn explain_analyze(&self, sql: &str) -> Result<(Explain, QueryOutput), Error> {
+        ddl::refuse_ddl(sql, "EXPLAIN ANALYZE")?;
         let prepared = self.prepare(sql)?;
         let output = self.run_prepared(&prepared)?;
-        Ok((Explain::new(&prepared, true), output))
+        Ok((
+            Explain::new(&prepared.joins, &prepared.physical, true),
+            output,
+        ))
     }
 
     /// Runs `sql` to completion: the schema, the batches and the execution
-    /// time (planning excluded).
+    /// time (planning and reading the tables excluded). A DDL statement
+    /// runs and gives no columns and no rows.
     ///
     /// # Errors
     ///
     /// As [`Session::sql`], and execution errors.
     pub fn query(&self, sql: &str) -> Result<QueryOutput, Error> {
+        if self.run_if_ddl(sql)?.is_some() {
+            return Ok(QueryOutput::empty());
+        }
         let prepared = self.prepare(sql)?;
         self.run_prepared(&prepared)
     }
 
+    /// The tables `prepared` runs on: the session's own when it needs
+    /// nothing else, else with its scans' entries read.
+    fn run_tables<'a>(
+        &self,
+        registry: &'a Registry,
+        prepared: &Prepared,
+    ) -> Result<std::borrow::Cow<'a, Tables>, Error> {
+        if prepared.sources.is_empty() {
+            return Ok(std::borrow::Cow::Borrowed(&registry.tables));
+        }
+        let tables = prepared.sources.materialize(
+            &registry.tables,
+            self.config.batch_size,
+            &prepared.physical,
+        )?;
+        Ok(std::borrow::Cow::Owned(tables))
+    }
+
     fn run_prepared(&self, prepared: &Prepared) -> Result<QueryOutput, Error> {
+        let registry = self.read();
+        let tables = self.run_tables(&registry, prepared)?;
         let start = Instant::now();
         let batches = exec::collect(
             &prepared.physical,
-            &self.tables,
+            &tables,
             &self.pool,
             self.config.batch_size,
         )?;
@@ -255,7 +355,8 @@ impl Session {
         })
     }
 
-    /// Runs `sql` and collects its result batches.
+    /// Runs `sql` and collects its result batches (none for a DDL
+    /// statement).
     ///
     /// # Errors
     ///
@@ -266,20 +367,33 @@ impl Session {
 
     /// Plans `sql` and starts running it on the session's workers; the
     /// result arrives as a stream of batches while the query runs (a few
-    /// batches are buffered). Dropping the stream stops the query.
+    /// batches are buffered). Dropping the stream stops the query. A DDL
+    /// statement runs at once and gives an empty stream.
     ///
     /// # Errors
     ///
     /// [`Error::Sql`] (syntax with line and column, unknown tables and
     /// columns), [`Error::Hint`] (malformed, unknown or misplaced hints,
     /// hints naming tables that are not inputs of their block, strict-mode
-    /// violations), [`Error::Plan`] (SQL tenon does not run). Execution
-    /// errors arrive in the stream.
+    /// violations), [`Error::Options`] (unknown OPTIONS keys, bad values),
+    /// [`Error::Plan`] (SQL tenon does not run), [`Error::Io`] (a file a
+    /// scan reads), [`Error::Ddl`]. Execution errors arrive in the stream.
     pub fn sql(&self, sql: &str) -> Result<QueryStream, Error> {
+        let (tx, rx) = sync_channel::<Result<RecordBatch, Error>>(4);
+        if self.run_if_ddl(sql)?.is_some() {
+            drop(tx);
+            return Ok(QueryStream {
+                schema: QueryOutput::empty().schema,
+                rx,
+                handle: None,
+            });
+        }
         let prepared = self.prepare(sql)?;
         let schema = prepared.physical.schema.clone();
-        let (tx, rx) = sync_channel::<Result<RecordBatch, Error>>(4);
-        let tables = self.tables.clone();
+        let tables: Tables = {
+            let registry = self.read();
+            self.run_tables(&registry, &prepared)?.into_owned()
+        };
         let pool = Arc::clone(&self.pool);
         let batch_size = self.config.batch_size;
         let physical = prepared.physical;
@@ -306,116 +420,27 @@ impl Session {
     }
 }
 
-struct Prepared {
-    joins: JoinPlan,
-    physical: PhysicalPlan,
-}
-
-/// A query's complete result.
-#[derive(Debug, Clone)]
-pub struct QueryOutput {
-    /// The result's schema (also when there are no rows).
-    pub schema: SchemaRef,
-    /// The result batches.
-    pub batches: Vec<RecordBatch>,
-    /// Execution time, planning excluded.
-    pub elapsed: Duration,
-}
-
-impl QueryOutput {
-    /// The number of result rows.
-    pub fn num_rows(&self) -> usize {
-        self.batches.iter().map(RecordBatch::num_rows).sum()
+/// The one format of a file, or of a directory's data files (`None` when
+/// they are of several formats).
+fn single_format(path: &Path) -> Option<FileFormat> {
+    if !path.is_dir() {
+        return crate::io::format_of(path);
     }
-}
-
-/// A running query's result batches, in the order the plan produces them
-/// (unordered unless the query has ORDER BY).
-pub struct QueryStream {
-    schema: SchemaRef,
-    rx: Receiver<Result<RecordBatch, Error>>,
-    handle: Option<JoinHandle<()>>,
-}
-
-impl QueryStream {
-    /// The schema of every batch.
-    pub fn schema(&self) -> &SchemaRef {
-        &self.schema
-    }
-}
-
-impl Iterator for QueryStream {
-    type Item = Result<RecordBatch, Error>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        match self.rx.recv() {
-            Ok(item) => Some(item),
-            Err(_) => {
-                if let Some(h) = self.handle.take()
-                    && h.join().is_err()
-                {
-                    return Some(Err(Error::Execution(
-                        "internal: the query thread panicked".into(),
-                    )));
-                }
-                None
+    let mut found = None;
+    for entry in std::fs::read_dir(path).ok()?.flatten() {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if let Some(f) = crate::io::format_of(&entry.path()) {
+            match found {
+                None => found = Some(f),
+                Some(g) if g != f => return None,
+                _ => {}
             }
         }
     }
-}
-
-impl std::fmt::Debug for QueryStream {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("QueryStream")
-            .field("schema", &self.schema)
-            .finish()
-    }
-}
-
-/// A query's plan: every join's decision and the physical operator tree.
-#[derive(Debug, Clone)]
-pub struct Explain {
-    /// Every join, in CLI.md's order, with strategy, build side and reason.
-    pub joins: Vec<PlannedJoin>,
-    json: String,
-    joins_text: String,
-    tree: String,
-}
-
-impl Explain {
-    fn new(prepared: &Prepared, analyze: bool) -> Self {
-        Explain {
-            joins: prepared.joins.joins.clone(),
-            json: prepared.joins.to_json(),
-            joins_text: prepared.joins.to_text(),
-            tree: prepared.physical.to_text(analyze),
-        }
-    }
-
-    /// For people: the joins' decisions, then the operator tree (with
-    /// metrics after [`Session::explain_analyze`]).
-    pub fn to_text(&self) -> String {
-        let mut s = String::new();
-        if !self.joins_text.trim().is_empty() {
-            s.push_str(&self.joins_text);
-            if !s.ends_with('\n') {
-                s.push('\n');
-            }
-            s.push('\n');
-        }
-        s.push_str(&self.tree);
-        s
-    }
-
-    /// For machines: CLI.md's `{"joins": [...]}` object.
-    pub fn to_json(&self) -> String {
-        self.json.clone()
-    }
-
-    /// The operator tree alone.
-    pub fn tree(&self) -> &str {
-        &self.tree
-    }
+    found
 }
 
 impl From<PlanError> for Error {

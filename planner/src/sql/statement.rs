@@ -1,0 +1,447 @@
+//! Statements beyond queries: scripts split into statements, and the DDL a
+//! session runs (`CREATE [TEMPORARY] VIEW`, `DROP VIEW`, Flink-style
+//! `CREATE TABLE ... WITH (...)`, `DROP TABLE`), parsed into plain values.
+//!
+//! The meaning of a `CREATE TABLE`'s options (connector, path, format, ...)
+//! is the session's: here they are only read as `'key' = 'value'` pairs.
+
+use std::sync::Arc;
+
+use arrow_schema::SchemaRef;
+use datafusion_sql::planner::SqlToRel;
+use sqlparser::ast::{
+    ColumnOption, CreateTableOptions, Expr, ObjectName, ObjectNamePart, ObjectType, SqlOption,
+    Statement, TableConstraint, Value,
+};
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
+
+use super::blocks::fold_ident;
+use super::catalog::{Catalog, ViewDef};
+use super::dialect::TenonDialect;
+use super::error::SqlError;
+
+/// One statement of a script, as [`split_statements`] cuts it out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptStatement {
+    /// Its number in the script, from 1 (empty statements are not counted).
+    pub number: usize,
+    /// The 1-based line of the script where it starts.
+    pub line: u64,
+    /// Its text, without the `;`, preceded by as many line breaks and
+    /// spaces as the script had before it: line and column numbers in
+    /// errors about it are the script's.
+    pub text: String,
+}
+
+impl ScriptStatement {
+    /// The statement's first line, trimmed (for messages).
+    pub fn first_line(&self) -> &str {
+        self.text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+    }
+}
+
+/// A statement, classified for a session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SqlStatement {
+    /// A query (SELECT, UNION, WITH, VALUES ...): plan it with
+    /// [`plan_sql`](super::plan_sql).
+    Query,
+    /// `CREATE [OR REPLACE] [TEMPORARY] VIEW [IF NOT EXISTS] v [(cols)] AS query`.
+    CreateView(CreateView),
+    /// `DROP [TEMPORARY] VIEW [IF EXISTS] v [, ...]`.
+    DropView(DropObjects),
+    /// `CREATE [OR REPLACE] [TEMPORARY] TABLE [IF NOT EXISTS] t (cols) WITH (...)`.
+    CreateTable(CreateTable),
+    /// `DROP [TEMPORARY] TABLE [IF EXISTS] t [, ...]`.
+    DropTable(DropObjects),
+}
+
+/// A parsed `CREATE VIEW`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreateView {
+    /// The view: name, body text (at its place in the statement) and
+    /// column names.
+    pub view: ViewDef,
+    /// `OR REPLACE`: replace a view of that name.
+    pub or_replace: bool,
+    /// `IF NOT EXISTS`: do nothing when a view of that name exists.
+    pub if_not_exists: bool,
+}
+
+/// A parsed `DROP VIEW` or `DROP TABLE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DropObjects {
+    /// The names, folded.
+    pub names: Vec<String>,
+    /// `IF EXISTS`: a name that does not exist is not an error.
+    pub if_exists: bool,
+}
+
+/// A parsed `CREATE TABLE t (col TYPE [NOT NULL], ...) WITH ('k' = 'v', ...)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateTable {
+    /// The table's name, folded.
+    pub name: String,
+    /// The declared columns: names folded, SQL types as Arrow types
+    /// (DataFusion's mapping: `STRING`/`VARCHAR` are Utf8View, `INT` is
+    /// Int32, `BIGINT` Int64, `TIMESTAMP(3)` milliseconds, ...), `NOT NULL`
+    /// as non-nullable.
+    pub schema: SchemaRef,
+    /// The `WITH (...)` options, in written order, keys as written.
+    pub options: Vec<(String, String)>,
+    /// `OR REPLACE`: replace a table of that name.
+    pub or_replace: bool,
+    /// `IF NOT EXISTS`: do nothing when a table of that name exists.
+    pub if_not_exists: bool,
+}
+
+/// Byte offsets of line starts, to turn token locations into offsets.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { text, starts }
+    }
+
+    /// The byte offset of a (1-based, columns in characters) location.
+    fn offset(&self, at: Location) -> usize {
+        let Some(&start) = usize::try_from(at.line)
+            .ok()
+            .and_then(|l| l.checked_sub(1))
+            .and_then(|l| self.starts.get(l))
+        else {
+            return self.text.len();
+        };
+        let column = usize::try_from(at.column.saturating_sub(1)).unwrap_or(usize::MAX);
+        self.text[start..]
+            .char_indices()
+            .nth(column)
+            .map_or(self.text.len(), |(i, _)| start + i)
+    }
+}
+
+/// The text from `at` to `end` of `text`, preceded by line breaks and
+/// spaces that put it at `at` again.
+fn in_place(lines: &Lines<'_>, at: Location, end: usize) -> String {
+    let begin = lines.offset(at).min(end);
+    let line_breaks = usize::try_from(at.line.saturating_sub(1)).unwrap_or(0);
+    let spaces = usize::try_from(at.column.saturating_sub(1)).unwrap_or(0);
+    let mut s = String::with_capacity(line_breaks + spaces + end - begin);
+    s.extend(std::iter::repeat_n('\n', line_breaks));
+    s.extend(std::iter::repeat_n(' ', spaces));
+    s.push_str(&lines.text[begin..end]);
+    s
+}
+
+fn tokenize(sql: &str) -> Result<Vec<TokenWithSpan>, SqlError> {
+    Ok(Tokenizer::new(&TenonDialect::default(), sql).tokenize_with_location()?)
+}
+
+/// Splits a script into its statements at the `;` between them (not those
+/// inside strings, quoted names or comments). Statements with nothing but
+/// white space and comments are dropped.
+///
+/// # Errors
+/// A tokenizer error (an unclosed string or comment), with its position.
+///
+/// # Examples
+/// ```
+/// use tenon_planner::sql::split_statements;
+///
+/// let script = "CREATE VIEW v AS SELECT ';' AS s;\n\n-- the query\nSELECT * FROM v;";
+/// let statements = split_statements(script).unwrap();
+/// assert_eq!(statements.len(), 2);
+/// assert_eq!(statements[1].number, 2);
+/// assert_eq!(statements[1].line, 4);
+/// assert_eq!(statements[1].first_line(), "SELECT * FROM v");
+/// assert_eq!(statements[1].text.trim(), "SELECT * FROM v");
+/// ```
+pub fn split_statements(script: &str) -> Result<Vec<ScriptStatement>, SqlError> {
+    let tokens = tokenize(script)?;
+    let lines = Lines::new(script);
+    let mut out = Vec::new();
+    let mut start: Option<Location> = None;
+    for t in &tokens {
+        match &t.token {
+            Token::SemiColon | Token::EOF => {
+                if let Some(at) = start.take() {
+                    let end = lines.offset(t.span.start);
+                    out.push(ScriptStatement {
+                        number: out.len() + 1,
+                        line: at.line,
+                        text: in_place(&lines, at, end),
+                    });
+                }
+            }
+            Token::Whitespace(_) => {}
+            _ => {
+                start.get_or_insert(t.span.start);
+            }
+        }
+    }
+    if let Some(at) = start {
+        out.push(ScriptStatement {
+            number: out.len() + 1,
+            line: at.line,
+            text: in_place(&lines, at, script.len()),
+        });
+    }
+    Ok(out)
+}
+
+/// The first keyword of a statement, skipping white space and comments.
+fn first_keyword(tokens: &[TokenWithSpan]) -> Option<Keyword> {
+    tokens.iter().find_map(|t| match &t.token {
+        Token::Whitespace(_) => None,
+        Token::Word(w) => Some(w.keyword),
+        _ => Some(Keyword::NoKeyword),
+    })
+}
+
+/// Classifies one statement and parses it if it is DDL. A query is only
+/// recognised (by its first word), not parsed: [`plan_sql`](super::plan_sql)
+/// parses it.
+///
+/// # Errors
+/// [`SqlError::Syntax`] for DDL that does not parse;
+/// [`SqlError::Unsupported`] for DDL tenon does not run (`CREATE TABLE AS`,
+/// materialized views, qualified names, column defaults, ...) and for
+/// other statements (`INSERT`, `SHOW`, ...), [`SqlError::Plan`] for a
+/// column type DataFusion has no Arrow type for.
+///
+/// # Examples
+/// ```
+/// use tenon_planner::sql::{SqlStatement, parse_statement};
+///
+/// let ddl = "CREATE TABLE t (id BIGINT NOT NULL, name STRING) \
+///            WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv')";
+/// let SqlStatement::CreateTable(t) = parse_statement(ddl).unwrap() else { panic!() };
+/// assert_eq!(t.name, "t");
+/// assert!(!t.schema.field(0).is_nullable());
+/// assert_eq!(t.options[2], ("format".to_string(), "csv".to_string()));
+///
+/// let view = "CREATE VIEW v AS SELECT /*+ BROADCAST(t) */ * FROM t";
+/// let SqlStatement::CreateView(v) = parse_statement(view).unwrap() else { panic!() };
+/// // the body keeps its hint comment and its place in the statement
+/// assert_eq!(v.view.sql, "                 SELECT /*+ BROADCAST(t) */ * FROM t");
+/// assert_eq!(parse_statement("SELECT 1").unwrap(), SqlStatement::Query);
+/// ```
+pub fn parse_statement(sql: &str) -> Result<SqlStatement, SqlError> {
+    let tokens = tokenize(sql)?;
+    if !matches!(
+        first_keyword(&tokens),
+        Some(Keyword::CREATE | Keyword::DROP)
+    ) {
+        return Ok(SqlStatement::Query);
+    }
+    let mut statements = Parser::new(&TenonDialect::default())
+        .with_tokens_with_locations(tokens.clone())
+        .parse_statements()?;
+    if statements.len() != 1 {
+        return Err(SqlError::Unsupported(format!(
+            "{} statements: run one statement at a time (or a script)",
+            statements.len()
+        )));
+    }
+    match statements.remove(0) {
+        Statement::CreateView(v) => {
+            if v.materialized || v.or_alter || v.to.is_some() {
+                return Err(SqlError::Unsupported(
+                    "materialized views and CREATE OR ALTER VIEW: tenon views are named queries, \
+                     `CREATE [OR REPLACE] [TEMPORARY] VIEW v AS SELECT ...`"
+                        .into(),
+                ));
+            }
+            let name = single_name(&v.name, "view")?;
+            let body = view_body(sql, &tokens)
+                .ok_or_else(|| SqlError::Unsupported("CREATE VIEW without `AS query`".into()))?;
+            Ok(SqlStatement::CreateView(CreateView {
+                view: ViewDef {
+                    name,
+                    sql: body,
+                    columns: v.columns.iter().map(|c| fold_ident(&c.name)).collect(),
+                },
+                or_replace: v.or_replace,
+                if_not_exists: v.if_not_exists,
+            }))
+        }
+        Statement::CreateTable(t) => create_table(t),
+        Statement::Drop {
+            object_type,
+            if_exists,
+            names,
+            ..
+        } => {
+            let kind = match object_type {
+                ObjectType::Table => "table",
+                ObjectType::View => "view",
+                other => {
+                    return Err(SqlError::Unsupported(format!(
+                        "DROP {other}: tenon drops tables and views"
+                    )));
+                }
+            };
+            let drop = DropObjects {
+                names: names
+                    .iter()
+                    .map(|n| single_name(n, kind))
+                    .collect::<Result<_, _>>()?,
+                if_exists,
+            };
+            Ok(match object_type {
+                ObjectType::Table => SqlStatement::DropTable(drop),
+                _ => SqlStatement::DropView(drop),
+            })
+        }
+        other => Err(SqlError::Unsupported(format!(
+            "statement `{} ...`: tenon runs queries, CREATE/DROP VIEW and CREATE/DROP TABLE",
+            other
+                .to_string()
+                .split_whitespace()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ")
+        ))),
+    }
+}
+
+/// A one-part name, folded.
+fn single_name(name: &ObjectName, kind: &str) -> Result<String, SqlError> {
+    match name.0.as_slice() {
+        [ObjectNamePart::Identifier(ident)] => Ok(fold_ident(ident)),
+        _ => Err(SqlError::Unsupported(format!(
+            "{kind} name `{name}`: tenon has one namespace, name the {kind} without a schema \
+             or catalog"
+        ))),
+    }
+}
+
+/// The body of a `CREATE VIEW`: everything after the first `AS` outside
+/// parentheses that follows `VIEW`, kept at its place.
+fn view_body(sql: &str, tokens: &[TokenWithSpan]) -> Option<String> {
+    let mut seen_view = false;
+    let mut depth = 0usize;
+    for t in tokens {
+        match &t.token {
+            Token::Word(w) if w.keyword == Keyword::VIEW && w.quote_style.is_none() => {
+                seen_view = true;
+            }
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            Token::Word(w)
+                if seen_view
+                    && depth == 0
+                    && w.keyword == Keyword::AS
+                    && w.quote_style.is_none() =>
+            {
+                let lines = Lines::new(sql);
+                return Some(in_place(&lines, t.span.end, sql.len()));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn create_table(t: sqlparser::ast::CreateTable) -> Result<SqlStatement, SqlError> {
+    let name = single_name(&t.name, "table")?;
+    if t.query.is_some() || t.like.is_some() || t.clone.is_some() {
+        return Err(SqlError::Unsupported(
+            "CREATE TABLE AS / LIKE / CLONE: tenon's tables are files, declared as \
+             `CREATE TABLE t (col TYPE, ...) WITH ('connector' = 'filesystem', 'path' = '...', \
+             'format' = '...')`"
+                .into(),
+        ));
+    }
+    if t.columns.is_empty() {
+        return Err(SqlError::Unsupported(format!(
+            "CREATE TABLE {name} without columns: declare them, e.g. \
+             `CREATE TABLE {name} (id BIGINT, name STRING) WITH (...)` (to read a file with the \
+             types it holds, register it with --table / Session::register_file)"
+        )));
+    }
+    for c in &t.constraints {
+        if !matches!(c, TableConstraint::PrimaryKey(_)) {
+            return Err(SqlError::Unsupported(format!(
+                "table constraint `{c}`: only PRIMARY KEY ... NOT ENFORCED is accepted (and not \
+                 enforced)"
+            )));
+        }
+    }
+    for column in &t.columns {
+        for o in &column.options {
+            match &o.option {
+                ColumnOption::Null | ColumnOption::NotNull | ColumnOption::Comment(_) => {}
+                other => {
+                    return Err(SqlError::Unsupported(format!(
+                        "column option `{other}` of column `{}`: columns take a type, \
+                         NOT NULL and COMMENT",
+                        column.name
+                    )));
+                }
+            }
+        }
+    }
+    let catalog = Catalog::new();
+    let schema = SqlToRel::new(&catalog)
+        .build_schema(t.columns)
+        .map_err(SqlError::from)?;
+    let options = match t.table_options {
+        CreateTableOptions::With(options) => options,
+        CreateTableOptions::None => Vec::new(),
+        other => {
+            return Err(SqlError::Unsupported(format!(
+                "table options `{other}`: write them as WITH ('key' = 'value', ...)"
+            )));
+        }
+    };
+    let options = options
+        .iter()
+        .map(option_pair)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(SqlStatement::CreateTable(CreateTable {
+        name,
+        schema: Arc::new(schema),
+        options,
+        or_replace: t.or_replace,
+        if_not_exists: t.if_not_exists,
+    }))
+}
+
+/// One `'key' = 'value'` option; numbers and booleans are taken as text.
+fn option_pair(option: &SqlOption) -> Result<(String, String), SqlError> {
+    let bad = || {
+        SqlError::Unsupported(format!(
+            "table option `{option}`: write options as 'key' = 'value'"
+        ))
+    };
+    let SqlOption::KeyValue { key, value } = option else {
+        return Err(bad());
+    };
+    let key = match key.quote_style {
+        Some(_) => key.value.clone(),
+        None => key.value.to_lowercase(),
+    };
+    let value = match value {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
+            Value::Number(n, _) => n.to_string(),
+            Value::Boolean(b) => b.to_string(),
+            _ => return Err(bad()),
+        },
+        Expr::Identifier(ident) => ident.value.clone(),
+        _ => return Err(bad()),
+    };
+    Ok((key, value))
+}

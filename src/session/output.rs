@@ -1,0 +1,139 @@
+//! What running a statement gives back: a query's result, a stream of
+//! batches, a plan (EXPLAIN), or what a DDL statement did.
+
+use std::sync::mpsc::Receiver;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{Schema, SchemaRef};
+use tenon_planner::choose::{JoinPlan, PlannedJoin};
+use tenon_planner::exec::PhysicalPlan;
+
+use crate::error::Error;
+
+/// A query's complete result.
+#[derive(Debug, Clone)]
+pub struct QueryOutput {
+    /// The result's schema (also when there are no rows).
+    pub schema: SchemaRef,
+    /// The result batches.
+    pub batches: Vec<RecordBatch>,
+    /// Execution time, planning (and reading the tables) excluded.
+    pub elapsed: Duration,
+}
+
+impl QueryOutput {
+    /// The number of result rows.
+    pub fn num_rows(&self) -> usize {
+        self.batches.iter().map(RecordBatch::num_rows).sum()
+    }
+
+    /// No columns, no rows: what a DDL statement gives where a query's
+    /// result is expected.
+    pub(crate) fn empty() -> Self {
+        QueryOutput {
+            schema: std::sync::Arc::new(Schema::empty()),
+            batches: Vec::new(),
+            elapsed: Duration::ZERO,
+        }
+    }
+}
+
+/// What [`Session::execute`](super::Session::execute) did.
+#[derive(Debug, Clone)]
+pub enum StatementOutput {
+    /// A query ran: its result.
+    Rows(QueryOutput),
+    /// A DDL statement ran: what it did, e.g. `created view v`.
+    Done(String),
+}
+
+/// A running query's result batches, in the order the plan produces them
+/// (unordered unless the query has ORDER BY).
+pub struct QueryStream {
+    pub(crate) schema: SchemaRef,
+    pub(crate) rx: Receiver<Result<RecordBatch, Error>>,
+    pub(crate) handle: Option<JoinHandle<()>>,
+}
+
+impl QueryStream {
+    /// The schema of every batch.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+}
+
+impl Iterator for QueryStream {
+    type Item = Result<RecordBatch, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.rx.recv() {
+            Ok(item) => Some(item),
+            Err(_) => {
+                if let Some(h) = self.handle.take()
+                    && h.join().is_err()
+                {
+                    return Some(Err(Error::Execution(
+                        "internal: the query thread panicked".into(),
+                    )));
+                }
+                None
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for QueryStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueryStream")
+            .field("schema", &self.schema)
+            .finish()
+    }
+}
+
+/// A query's plan: every join's decision and the physical operator tree.
+#[derive(Debug, Clone)]
+pub struct Explain {
+    /// Every join, in CLI.md's order, with strategy, build side and reason.
+    pub joins: Vec<PlannedJoin>,
+    json: String,
+    joins_text: String,
+    tree: String,
+}
+
+impl Explain {
+    pub(crate) fn new(joins: &JoinPlan, physical: &PhysicalPlan, analyze: bool) -> Self {
+        Explain {
+            joins: joins.joins.clone(),
+            json: joins.to_json(),
+            joins_text: joins.to_text(),
+            tree: physical.to_text(analyze),
+        }
+    }
+
+    /// For people: the joins' decisions, then the operator tree (with
+    /// metrics after [`Session::explain_analyze`](super::Session::explain_analyze)).
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        if !self.joins_text.trim().is_empty() {
+            s.push_str(&self.joins_text);
+            if !s.ends_with('\n') {
+                s.push('\n');
+            }
+            s.push('\n');
+        }
+        s.push_str(&self.tree);
+        s
+    }
+
+    /// For machines: CLI.md's `{"joins": [...]}` object.
+    pub fn to_json(&self) -> String {
+        self.json.clone()
+    }
+
+    /// The operator tree alone.
+    pub fn tree(&self) -> &str {
+        &self.tree
+    }
+}

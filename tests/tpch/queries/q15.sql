@@ -1,0 +1,34 @@
+-- TPC-H Q15: Top Supplier (spec 2.4.15), validation parameter
+-- DATE = 1996-01-01. The spec's view revenue0 written as a WITH clause
+-- (the view form, CREATE VIEW; SELECT; DROP VIEW, is in q15_view.sql).
+with revenue0 as (
+    select
+        l_suppkey as supplier_no,
+        sum(l_extendedprice * (1 - l_discount)) as total_revenue
+    from
+        lineitem
+    where
+        l_shipdate >= date '1996-01-01'
+        and l_shipdate < date '1996-01-01' + interval '3' month
+    group by
+        l_suppkey
+)
+select
+    s_suppkey,
+    s_name,
+    s_address,
+    s_phone,
+    total_revenue
+from
+    supplier,
+    revenue0
+where
+    s_suppkey = supplier_no
+    and total_revenue = (
+        select
+            max(total_revenue)
+        from
+            revenue0
+    )
+order by
+    s_suppkey;
