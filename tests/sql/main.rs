@@ -10,6 +10,7 @@ mod cli_query;
 mod cli_script;
 mod common;
 mod ddl;
+mod differential;
 mod errors;
 mod hints;
 mod joins;

@@ -48,7 +48,7 @@
 //!   is a table (or alias) whose [`TableStats::sorted_on`] starts with the
 //!   join's key columns on that side, in order.
 
-pub(crate) mod estimate;
+mod estimate;
 
 use std::fmt::{self, Write as _};
 

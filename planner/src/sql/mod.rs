@@ -162,7 +162,7 @@ pub fn plan_sql(catalog: &Catalog, sql: &str) -> Result<PlannedQuery, SqlError> 
     let mut comments = hint_comments::HintComments::tokenize(sql)?;
     let statement = views::parse_query(sql)?;
     let (plan, expansion) = views::Expansion::plan(catalog, statement, &mut comments)?;
-    let plan = push_where_into_inner_joins(plan, catalog)?;
+    let plan = push_where_into_inner_joins(plan)?;
     let plan = in_subqueries_to_joins(plan)?;
     let plan = decorrelate_subqueries(plan)?;
     let plan = scalar_subqueries_to_joins(plan)?;
