@@ -17,4 +17,5 @@ mod joins;
 mod operators;
 mod options;
 mod tpch;
+mod tpch_hints;
 mod views;

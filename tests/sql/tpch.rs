@@ -122,17 +122,25 @@ fn tpch_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/tpch")
 }
 
-/// Runs query `q` on the built-in tables: each column's type and each row's
-/// cells rendered by Arrow's display (exact decimals, YYYY-MM-DD dates),
-/// `None` for NULL.
-fn run_query(q: &str) -> (Vec<DataType>, Rows) {
+/// Query `q`'s text.
+pub(super) fn query_text(q: &str) -> String {
     let path = tpch_dir().join("queries").join(format!("{q}.sql"));
-    let sql = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// A session with the built-in TPC-H tables at [`SCALE`].
+pub(super) fn session() -> Session {
     let mut session = Session::new(Config::default()).expect("a session");
     session.register_tpch(SCALE).expect("the TPC-H tables");
-    let output = session
-        .query(&sql)
+    session
+}
+
+/// Runs `sql` (query `q`) on the built-in tables: each column's type and each row's
+/// cells rendered by Arrow's display (exact decimals, YYYY-MM-DD dates),
+/// `None` for NULL.
+fn run_query(q: &str, sql: &str) -> (Vec<DataType>, Rows) {
+    let output = session()
+        .query(sql)
         .unwrap_or_else(|e| panic!("{q}: tenon failed: {e}\n  ({e:?})"));
     let types = output.schema.fields().iter().map(|f| f.data_type().clone());
     let mut rows = Vec::new();
@@ -211,8 +219,13 @@ fn cell_matches(kind: Kind, ty: &DataType, expected: Option<&str>, got: Option<&
 
 /// Runs query `q` and compares it with its expected answer.
 fn check(q: &str) {
+    check_sql(q, &query_text(q));
+}
+
+/// Runs `sql` and compares it with query `q`'s expected answer.
+pub(super) fn check_sql(q: &str, sql: &str) {
     let (columns, want) = expected(q);
-    let (types, got) = run_query(q);
+    let (types, got) = run_query(q, sql);
     assert_eq!(
         types.len(),
         columns.len(),
