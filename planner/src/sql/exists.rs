@@ -682,46 +682,59 @@ pub(super) fn has_subquery(expr: &Expr) -> bool {
     .unwrap_or(true)
 }
 
-/// Rejects every `EXISTS` / `IN (subquery)` left in the plan, saying where
-/// it is.
-fn reject_remaining(plan: &LogicalPlan) -> Result<(), SqlError> {
-    let mut error = None;
+/// The first expression in `plan` (subqueries included) for which `found`
+/// holds, with where it is ("in the SELECT list", ...): what the
+/// rejections of subqueries left after their rewrites report.
+pub(super) fn first_expr_place(
+    plan: &LogicalPlan,
+    found: impl Fn(&Expr) -> bool,
+) -> Option<(Expr, String)> {
+    let mut hit = None;
     let _ = plan.apply_with_subqueries(|node| {
         let _ = node.apply_expressions(|e| {
-            let found = e.exists(|e| Ok(matches!(e, Expr::Exists(_) | Expr::InSubquery(_))));
-            if let Ok(true) = found {
-                let what = first_subquery_predicate(e);
-                let place = match node {
-                    LogicalPlan::Filter(f)
-                        if split_conjunction_owned(f.predicate.clone())
-                            .iter()
-                            .any(is_marker) =>
-                    {
-                        "inside OR, NOT, CASE or another expression of a WHERE clause".to_string()
-                    }
-                    LogicalPlan::Filter(_) => "in HAVING (or another non-WHERE filter)".into(),
-                    LogicalPlan::Projection(_) => "in the SELECT list".into(),
-                    LogicalPlan::Join(_) => "in a JOIN's ON condition".into(),
-                    LogicalPlan::Aggregate(_) => "in GROUP BY or an aggregate function".into(),
-                    LogicalPlan::Sort(_) => "in ORDER BY".into(),
-                    other => format!("in `{}`", node_name(other)),
-                };
-                error = Some(unsupported(format!(
-                    "{what} {place}: a subquery predicate is planned only as a top-level AND \
-                     conjunct of a WHERE clause (it becomes a semi / anti join there)"
-                )));
-                return Ok(TreeNodeRecursion::Stop);
+            if !found(e) {
+                return Ok(TreeNodeRecursion::Continue);
             }
-            Ok(TreeNodeRecursion::Continue)
+            let place = match node {
+                LogicalPlan::Filter(f)
+                    if split_conjunction_owned(f.predicate.clone())
+                        .iter()
+                        .any(is_marker) =>
+                {
+                    "inside OR, NOT, CASE or another expression of a WHERE clause".to_string()
+                }
+                LogicalPlan::Filter(_) => "in HAVING (or another non-WHERE filter)".into(),
+                LogicalPlan::Projection(_) => "in the SELECT list".into(),
+                LogicalPlan::Join(_) => "in a JOIN's ON condition".into(),
+                LogicalPlan::Aggregate(_) => "in GROUP BY or an aggregate function".into(),
+                LogicalPlan::Sort(_) => "in ORDER BY".into(),
+                other => format!("in `{}`", node_name(other)),
+            };
+            hit = Some((e.clone(), place));
+            Ok(TreeNodeRecursion::Stop)
         });
-        Ok(if error.is_some() {
+        Ok(if hit.is_some() {
             TreeNodeRecursion::Stop
         } else {
             TreeNodeRecursion::Continue
         })
     });
-    match error {
-        Some(e) => Err(e),
+    hit
+}
+
+/// Rejects every `EXISTS` / `IN (subquery)` left in the plan, saying where
+/// it is.
+fn reject_remaining(plan: &LogicalPlan) -> Result<(), SqlError> {
+    let predicate = |e: &Expr| {
+        e.exists(|e| Ok(matches!(e, Expr::Exists(_) | Expr::InSubquery(_))))
+            .unwrap_or(false)
+    };
+    match first_expr_place(plan, predicate) {
+        Some((e, place)) => Err(unsupported(format!(
+            "{} {place}: a subquery predicate is planned only as a top-level AND \
+             conjunct of a WHERE clause (it becomes a semi / anti join there)",
+            first_subquery_predicate(&e)
+        ))),
         None => Ok(()),
     }
 }

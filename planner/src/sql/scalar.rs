@@ -50,7 +50,7 @@ use std::sync::Arc;
 
 use datafusion_common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion_common::{Column, DFSchema, DataFusionError, NullEquality};
-use datafusion_expr::logical_plan::{Aggregate, FetchType, SkipType};
+use datafusion_expr::logical_plan::Aggregate;
 use datafusion_expr::utils::{conjunction, split_conjunction_owned};
 use datafusion_expr::{
     Expr, Filter, Join, JoinConstraint, JoinType, LogicalPlan, Projection, Subquery, SubqueryAlias,
@@ -58,8 +58,8 @@ use datafusion_expr::{
 
 use super::error::SqlError;
 use super::exists::{
-    ALIAS_PREFIX, correlation_key, escaping_ref, has_subquery, highest_alias_number, is_correlated,
-    outer_ref_below, outer_refs, unsupported,
+    ALIAS_PREFIX, correlation_key, escaping_ref, first_expr_place, has_subquery,
+    highest_alias_number, is_correlated, outer_ref_below, outer_refs, unsupported,
 };
 
 /// Rewrites every scalar subquery of a WHERE or HAVING clause or a SELECT
@@ -203,21 +203,16 @@ fn subquery_side(
     Ok(((right, keys), value))
 }
 
-/// Whether `plan` returns exactly one row: an aggregate without GROUP BY
-/// under nodes that keep its one row.
+/// Whether `plan` returns at most one row: an aggregate without GROUP BY
+/// under nodes that keep at most its one row.
 fn single_row(plan: &LogicalPlan) -> bool {
     match plan {
         LogicalPlan::Aggregate(a) => a.group_expr.is_empty(),
         LogicalPlan::Projection(p) => single_row(&p.input),
         LogicalPlan::SubqueryAlias(sa) => single_row(&sa.input),
         LogicalPlan::Sort(s) => single_row(&s.input),
-        LogicalPlan::Limit(limit) => {
-            matches!(limit.get_skip_type(), Ok(SkipType::Literal(0)))
-                && matches!(limit.get_fetch_type(), Ok(FetchType::Literal(None)))
-                || matches!(limit.get_fetch_type(), Ok(FetchType::Literal(Some(n))) if n > 0)
-                    && matches!(limit.get_skip_type(), Ok(SkipType::Literal(0)))
-                    && single_row(&limit.input)
-        }
+        // A LIMIT / OFFSET keeps at most the one row (none is NULL).
+        LogicalPlan::Limit(limit) => single_row(&limit.input),
         _ => false,
     }
 }
@@ -247,11 +242,8 @@ fn correlated(plan: &LogicalPlan, outer: &DFSchema, alias: &str) -> Result<Side,
             "{SHAPE}; this one refers to the outer query in its SELECT list"
         )));
     }
-    if aggregate
-        .aggr_expr
-        .iter()
-        .any(|e| e.to_string().to_lowercase().starts_with("count("))
-    {
+    let is_count = |e: &Expr| matches!(e.clone().unalias(), Expr::AggregateFunction(f) if f.func.name() == "count");
+    if aggregate.aggr_expr.iter().any(is_count) {
         return Err(unsupported(
             "correlated scalar subquery with COUNT: for an outer row without subquery rows \
              SQL gives 0 where a join gives NULL; not decorrelated yet",
@@ -340,31 +332,11 @@ fn correlated(plan: &LogicalPlan, outer: &DFSchema, alias: &str) -> Result<Side,
     Ok((right, on))
 }
 
-/// Rejects every scalar subquery left in the plan (outside WHERE / HAVING).
+/// Rejects every scalar subquery left in the plan (outside WHERE, HAVING
+/// and SELECT lists).
 fn reject_remaining(plan: &LogicalPlan) -> Result<(), SqlError> {
-    let mut place = None;
-    let _ = plan.apply_with_subqueries(|node| {
-        let _ = node.apply_expressions(|e| {
-            if has_scalar(e) {
-                place = Some(match node {
-                    LogicalPlan::Projection(_) => "in the SELECT list".to_string(),
-                    LogicalPlan::Join(_) => "in a JOIN's ON condition".into(),
-                    LogicalPlan::Aggregate(_) => "in GROUP BY or an aggregate function".into(),
-                    LogicalPlan::Sort(_) => "in ORDER BY".into(),
-                    other => format!("in `{}`", other.display()),
-                });
-                return Ok(TreeNodeRecursion::Stop);
-            }
-            Ok(TreeNodeRecursion::Continue)
-        });
-        Ok(if place.is_some() {
-            TreeNodeRecursion::Stop
-        } else {
-            TreeNodeRecursion::Continue
-        })
-    });
-    match place {
-        Some(place) => Err(unsupported(format!(
+    match first_expr_place(plan, has_scalar) {
+        Some((_, place)) => Err(unsupported(format!(
             "scalar subquery {place}: tenon plans scalar subqueries in WHERE and HAVING \
              clauses and SELECT lists only"
         ))),
