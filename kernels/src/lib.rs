@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod bitmap;
+mod concat;
 mod condition;
 mod error;
 mod filter;

@@ -11,6 +11,7 @@ use arrow_schema::SchemaRef;
 use arrow_select::interleave::interleave;
 use arrow_select::take::take;
 
+use crate::concat::compact_array;
 use crate::error::Result;
 
 /// Rows that output columns can be gathered from.
@@ -235,7 +236,7 @@ impl RowSource for BatchList<'_> {
             .iter()
             .map(|&r| self.locate(r as usize))
             .collect();
-        Ok(interleave(&arrays, &at)?)
+        Ok(compact_array(&interleave(&arrays, &at)?))
     }
 
     fn as_batch(&self) -> Option<&RecordBatch> {

@@ -51,7 +51,6 @@
 use arrow_array::{ArrayRef, BinaryArray, BinaryViewArray, LargeBinaryArray, RecordBatch};
 use arrow_buffer::NullBuffer;
 use arrow_row::Rows;
-use arrow_select::concat::concat_batches;
 use rayon::prelude::*;
 
 use super::bloom::{FILTER_MIN_ROWS, FilterStats, KeyFilter};
@@ -61,6 +60,7 @@ use super::probe::{Candidates, Cursor, MorselKeys, ProbeKeys, Selected, probe};
 use super::table::JoinTable;
 use super::{HashJoin, HashJoinMode, JoinInput};
 use crate::bitmap::{AtomicBitmap, Bitmap};
+use crate::concat::one_batch;
 use crate::error::Result;
 use crate::join_type::{JoinSide, Roles};
 use crate::keys::{BytesKeys, KeyKind, KeySource, U64Keys, U128Keys, key_nulls};
@@ -207,31 +207,13 @@ impl<'a> Prepared<'a> {
         Ok(())
     }
 
-    /// One input as one batch (a copy only when it has several batches).
+    /// One input as one batch (see [`one_batch`]).
     pub(super) fn concat(
         &self,
         input: &JoinInput,
         what: &'static str,
     ) -> Result<(RecordBatch, Option<MemoryReservation>)> {
-        match input.batches.as_slice() {
-            [] => Ok((RecordBatch::new_empty(input.schema.clone()), None)),
-            [one] => Ok((one.clone(), None)),
-            many => {
-                // What the copy will hold: the rows actually used, not the
-                // buffers that slices of a larger batch point into.
-                let bytes: usize = many
-                    .iter()
-                    .flat_map(|b| b.columns())
-                    .map(|c| {
-                        let d = c.to_data();
-                        d.get_slice_memory_size()
-                            .unwrap_or_else(|_| c.get_array_memory_size())
-                    })
-                    .sum();
-                let r = self.join.memory.try_reserve(what, bytes)?;
-                Ok((concat_batches(&input.schema, many)?, Some(r)))
-            }
-        }
+        one_batch(input, &self.join.memory, what)
     }
 
     /// The candidate rules of this join (see [`Candidates`]).

@@ -11,9 +11,9 @@
 //! [`Roles`](crate::join_type::Roles) turns that choice into the join-type
 //! flags; the result does not depend on it.
 
+use crate::concat::one_batch;
 use arrow_array::{BinaryArray, BinaryViewArray, LargeBinaryArray, RecordBatch};
 use arrow_row::Rows;
-use arrow_select::concat::concat_batches;
 use rayon::prelude::*;
 
 use super::bucket::{Buckets, Cut, KeyBits, key_bounds, partition};
@@ -419,28 +419,12 @@ enum Layout<K> {
     },
 }
 
-/// One input as one batch (a copy only when it has several batches).
+/// One input as one batch (see [`one_batch`]).
 fn concat(
     input: &JoinInput,
     mem: &MemoryBudget,
 ) -> Result<(RecordBatch, Option<MemoryReservation>)> {
-    match input.batches() {
-        [] => Ok((RecordBatch::new_empty(input.schema().clone()), None)),
-        [one] => Ok((one.clone(), None)),
-        many => {
-            let bytes: usize = many
-                .iter()
-                .flat_map(|b| b.columns())
-                .map(|c| {
-                    let d = c.to_data();
-                    d.get_slice_memory_size()
-                        .unwrap_or_else(|_| c.get_array_memory_size())
-                })
-                .sum();
-            let r = mem.try_reserve("copying the smaller input into one batch", bytes)?;
-            Ok((concat_batches(input.schema(), many)?, Some(r)))
-        }
-    }
+    one_batch(input, mem, "copying the smaller input into one batch")
 }
 
 /// What the partition tasks share.

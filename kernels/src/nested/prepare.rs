@@ -2,8 +2,9 @@
 //! (the inner loop), how the probe side is cut into morsels, and the range
 //! conditions restated in build/probe terms.
 
+pub(crate) use crate::concat::batch_bytes;
+use crate::concat::one_batch;
 use arrow_array::RecordBatch;
-use arrow_select::concat::concat_batches;
 
 use super::NestedLoopJoin;
 use crate::condition::{CmpOp, check_condition};
@@ -120,16 +121,7 @@ impl<'a> Prepared<'a> {
     /// The build input as one batch (a copy, charged to the budget, only
     /// when it has several batches).
     fn build_batch(&self) -> Result<(RecordBatch, Option<MemoryReservation>)> {
-        let input = self.build;
-        match input.batches() {
-            [] => Ok((RecordBatch::new_empty(input.schema().clone()), None)),
-            [one] => Ok((one.clone(), None)),
-            many => {
-                let bytes: usize = many.iter().map(batch_bytes).sum();
-                let r = self.join.memory.try_reserve("the build side", bytes)?;
-                Ok((concat_batches(input.schema(), many)?, Some(r)))
-            }
-        }
+        one_batch(self.build, &self.join.memory, "the build side")
     }
 
     /// Whether the output has no columns (a row count is all it carries).
@@ -161,18 +153,4 @@ impl<'a> Prepared<'a> {
     pub(crate) fn morsel_batch(&self, m: &Morsel) -> RecordBatch {
         self.probe.batches()[m.batch].slice(m.offset, m.len)
     }
-}
-
-/// Bytes a copy of `batch`'s rows holds (not the buffers a slice points
-/// into).
-pub(crate) fn batch_bytes(batch: &RecordBatch) -> usize {
-    batch
-        .columns()
-        .iter()
-        .map(|c| {
-            c.to_data()
-                .get_slice_memory_size()
-                .unwrap_or_else(|_| c.get_array_memory_size())
-        })
-        .sum()
 }

@@ -1,0 +1,144 @@
+//! One input as one batch, with string views compacted.
+//!
+//! Every kernel that indexes its build (or smaller) side by row number
+//! wants it as one [`RecordBatch`]. Concatenating is a copy, charged to the
+//! join's memory budget, except for an input that already is one batch.
+//!
+//! Concatenating `Utf8View` / `BinaryView` columns copies the views but
+//! keeps every data buffer of every input batch (arrow's `concat` does not
+//! rewrite views). Gathering rows from such a column with `take` then
+//! clones the whole list of buffers into *every* output batch: with
+//! hundreds of input batches, that is thousands of reference-count updates
+//! per output batch, and each output batch keeps all of them alive (TPC-H
+//! Q21 at scale 1 spent a quarter of its time there). A view column with
+//! more than [`MAX_VIEW_BUFFERS`] data buffers is therefore compacted
+//! (`gc`: its out-of-line strings copied into few new buffers) once, here.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::DataType;
+use arrow_select::concat::concat_batches;
+
+use crate::error::Result;
+use crate::hash::JoinInput;
+use crate::memory::{MemoryBudget, MemoryReservation};
+
+/// A view column with more data buffers than this is compacted.
+pub(crate) const MAX_VIEW_BUFFERS: usize = 16;
+
+/// Bytes a batch's rows occupy (slices count only the rows they cover).
+pub(crate) fn batch_bytes(batch: &RecordBatch) -> usize {
+    batch
+        .columns()
+        .iter()
+        .map(|c| {
+            c.to_data()
+                .get_slice_memory_size()
+                .unwrap_or_else(|_| c.get_array_memory_size())
+        })
+        .sum()
+}
+
+/// `input` as one batch: the batch itself when there is one (compacted if
+/// it needs it), else a copy of all of them, reserved as `what`.
+///
+/// # Errors
+///
+/// The memory budget refuses the copy, or the batches do not match the
+/// schema.
+pub(crate) fn one_batch(
+    input: &JoinInput,
+    memory: &MemoryBudget,
+    what: &'static str,
+) -> Result<(RecordBatch, Option<MemoryReservation>)> {
+    match input.batches() {
+        [] => Ok((RecordBatch::new_empty(input.schema().clone()), None)),
+        [one] => Ok((compact_views(one.clone())?, None)),
+        many => {
+            let bytes: usize = many.iter().map(batch_bytes).sum();
+            let r = memory.try_reserve(what, bytes)?;
+            let batch = concat_batches(input.schema(), many)?;
+            Ok((compact_views(batch)?, Some(r)))
+        }
+    }
+}
+
+/// `batch` with each view column of too many data buffers compacted (see
+/// the module docs); the batch itself when none has.
+pub(crate) fn compact_views(batch: RecordBatch) -> Result<RecordBatch> {
+    if !batch.columns().iter().any(|c| needs_compaction(c)) {
+        return Ok(batch);
+    }
+    let columns: Vec<ArrayRef> = batch.columns().iter().map(compact_array).collect();
+    Ok(RecordBatch::try_new(batch.schema(), columns)?)
+}
+
+/// Whether `column` is a view column with more than [`MAX_VIEW_BUFFERS`]
+/// data buffers.
+fn needs_compaction(column: &ArrayRef) -> bool {
+    match column.data_type() {
+        DataType::Utf8View => column.as_string_view().data_buffers().len() > MAX_VIEW_BUFFERS,
+        DataType::BinaryView => column.as_binary_view().data_buffers().len() > MAX_VIEW_BUFFERS,
+        _ => false,
+    }
+}
+
+/// `column` compacted if it needs it (see the module docs), else itself.
+///
+/// Gathered columns need it too: `interleave` over many batches keeps one
+/// reference per batch to each buffer a gathered value lies in, even when
+/// those batches all share the same buffer (rows that came from one build
+/// side), so a gathered batch can carry hundreds of references to one
+/// buffer, which every later `take` clones again.
+pub(crate) fn compact_array(column: &ArrayRef) -> ArrayRef {
+    if !needs_compaction(column) {
+        return Arc::clone(column);
+    }
+    match column.data_type() {
+        DataType::Utf8View => Arc::new(column.as_string_view().gc()),
+        _ => Arc::new(column.as_binary_view().gc()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::StringViewArray;
+    use arrow_schema::{Field, Schema};
+
+    fn batch(values: &[&str]) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "s",
+            DataType::Utf8View,
+            false,
+        )]));
+        let column: ArrayRef = Arc::new(StringViewArray::from_iter_values(values.iter()));
+        RecordBatch::try_new(schema, vec![column]).unwrap()
+    }
+
+    #[test]
+    fn many_batches_become_one_with_few_view_buffers_and_the_same_values() {
+        let long = |i: usize| format!("a string longer than twelve bytes {i}");
+        let batches: Vec<RecordBatch> = (0..40)
+            .map(|i| batch(&[long(i).as_str(), "short"]))
+            .collect();
+        let input = JoinInput::new(batches[0].schema(), batches);
+        let (one, _mem) = one_batch(&input, &MemoryBudget::unlimited(), "test").unwrap();
+        let col = one.column(0).as_string_view();
+        assert!(col.data_buffers().len() <= MAX_VIEW_BUFFERS);
+        assert_eq!(col.len(), 80);
+        for i in 0..40 {
+            assert_eq!(col.value(2 * i), long(i));
+            assert_eq!(col.value(2 * i + 1), "short");
+        }
+    }
+
+    #[test]
+    fn a_batch_with_few_buffers_is_kept_as_it_is() {
+        let b = batch(&["a string longer than twelve bytes", "x"]);
+        let kept = compact_views(b.clone()).unwrap();
+        assert!(Arc::ptr_eq(b.column(0), kept.column(0)));
+    }
+}
