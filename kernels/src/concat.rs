@@ -68,7 +68,7 @@ pub(crate) fn one_batch(
 /// `batch` with each view column of too many data buffers compacted (see
 /// the module docs); the batch itself when none has.
 pub(crate) fn compact_views(batch: RecordBatch) -> Result<RecordBatch> {
-    if !batch.columns().iter().any(|c| needs_compaction(c)) {
+    if !batch.columns().iter().any(needs_compaction) {
         return Ok(batch);
     }
     let columns: Vec<ArrayRef> = batch.columns().iter().map(compact_array).collect();
