@@ -37,7 +37,7 @@ mod validate;
 pub use condition::{CmpOp, RangeCondition, ordered_values, range_type_supported};
 pub use error::{KernelError, Result};
 pub use filter::JoinFilter;
-pub use hash::{BatchSink, HashJoin, HashJoinMode, JoinInput};
+pub use hash::{BatchSink, HashJoin, HashJoinMode, JoinInput, ProbeFeed};
 pub use join::{Join, Strategy};
 pub use join_type::{JoinSide, JoinType};
 pub use memory::{MemoryBudget, MemoryReservation};

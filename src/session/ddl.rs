@@ -233,7 +233,7 @@ impl Session {
         let stats = TableStats {
             row_count: stats.rows,
             byte_size: Some(stats.bytes),
-            sorted_on: Vec::new(),
+            ..TableStats::default()
         };
         self.write().insert_lazy_file(&name, file, stats);
         Ok(format!("created table {name}"))

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use arrow_array::RecordBatch;
+use arrow_array::{Array, RecordBatch};
 use arrow_schema::SchemaRef;
 use tenon_planner::choose::JoinPlan;
 use tenon_planner::exec::{Operator, PhysicalPlan, TableData, Tables};
@@ -140,6 +140,14 @@ impl Registry {
             row_count: Some(data.num_rows() as u64),
             byte_size: Some(data.num_bytes() as u64),
             sorted_on: Vec::new(),
+            column_bytes: (0..data.schema.fields().len())
+                .map(|c| {
+                    data.batches
+                        .iter()
+                        .map(|b| b.column(c).get_array_memory_size() as u64)
+                        .sum()
+                })
+                .collect(),
         };
         self.catalog.drop_view(name);
         self.catalog

@@ -52,6 +52,7 @@ use arrow_array::{ArrayRef, BinaryArray, BinaryViewArray, LargeBinaryArray, Reco
 use arrow_buffer::NullBuffer;
 use arrow_row::Rows;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::bloom::{FILTER_MIN_ROWS, FilterStats, KeyFilter};
 use super::emit::{BatchSink, Emitter};
@@ -80,6 +81,25 @@ pub const MORSEL_ROWS: usize = 1 << 16;
 const SERIAL_BUILD_ROWS: usize = 1 << 16;
 /// Rows per region of a broadcast table built in parallel.
 const REGION_ROWS: usize = 1 << 16;
+
+/// A build side of at most this many rows is not partitioned, even in the
+/// partitioned mode: its table (at most 3 MiB) is shared by the probe
+/// threads, probed batch by batch as in the broadcast mode, and the probe
+/// side is neither scattered nor held whole. Measured (TPC-H SF 1 Q21, 2
+/// threads, `tenon query --analyze`): its semi join, building 73K rows
+/// against 6M lineitem rows, took 274 ms of worker time partitioned into 16
+/// and 104 ms unpartitioned, the probe side streamed.
+pub const UNPARTITIONED_ROWS: usize = 1 << 17;
+
+/// Partition bits of the partitioned mode for a build side of `n_build`
+/// rows when the count is not fixed (see the module docs).
+pub(crate) fn partition_bits(n_build: usize) -> u32 {
+    if n_build <= UNPARTITIONED_ROWS {
+        return 0;
+    }
+    let want = n_build.div_ceil(PARTITION_ROWS).max(1).next_power_of_two();
+    want.trailing_zeros().min(MAX_PARTITION_BITS)
+}
 
 /// A validated join, ready to run.
 pub(crate) struct Prepared<'a> {
@@ -132,19 +152,24 @@ impl<'a> Prepared<'a> {
         })
     }
 
-    /// Runs on the current rayon pool.
-    pub(crate) fn run(&self, sink: &BatchSink<'_>) -> Result<()> {
+    /// Runs on the current rayon pool. With a `feed` (broadcast mode only),
+    /// the probe side's batches come from it, not from the probe input.
+    pub(crate) fn run(&self, sink: &BatchSink<'_>, feed: Option<&ProbeFeed<'_>>) -> Result<()> {
         match &self.kind {
-            KeyKind::U64(_) => self.run_keys::<U64Keys>(sink),
-            KeyKind::U128 => self.run_keys::<U128Keys>(sink),
-            KeyKind::Binary => self.run_keys::<BytesKeys<BinaryArray>>(sink),
-            KeyKind::LargeBinary => self.run_keys::<BytesKeys<LargeBinaryArray>>(sink),
-            KeyKind::BinaryView => self.run_keys::<BytesKeys<BinaryViewArray>>(sink),
-            KeyKind::Rows(_) => self.run_keys::<BytesKeys<Rows>>(sink),
+            KeyKind::U64(_) => self.run_keys::<U64Keys>(sink, feed),
+            KeyKind::U128 => self.run_keys::<U128Keys>(sink, feed),
+            KeyKind::Binary => self.run_keys::<BytesKeys<BinaryArray>>(sink, feed),
+            KeyKind::LargeBinary => self.run_keys::<BytesKeys<LargeBinaryArray>>(sink, feed),
+            KeyKind::BinaryView => self.run_keys::<BytesKeys<BinaryViewArray>>(sink, feed),
+            KeyKind::Rows(_) => self.run_keys::<BytesKeys<Rows>>(sink, feed),
         }
     }
 
-    fn run_keys<S: KeySource>(&self, sink: &BatchSink<'_>) -> Result<()> {
+    fn run_keys<S: KeySource>(
+        &self,
+        sink: &BatchSink<'_>,
+        feed: Option<&ProbeFeed<'_>>,
+    ) -> Result<()> {
         let (build, _build_mem) = self.concat(self.build, "the build side")?;
         let n_build = build.num_rows();
         let bcols = key_columns(&build, &self.build_keys);
@@ -153,11 +178,13 @@ impl<'a> Prepared<'a> {
         let bits = match (self.join.mode, self.join.partitions) {
             (HashJoinMode::Broadcast, _) => 0,
             (HashJoinMode::Partitioned, Some(p)) => p.trailing_zeros(),
-            (HashJoinMode::Partitioned, None) => {
-                let want = n_build.div_ceil(PARTITION_ROWS).max(1).next_power_of_two();
-                want.trailing_zeros().min(MAX_PARTITION_BITS)
-            }
+            (HashJoinMode::Partitioned, None) => partition_bits(n_build),
         };
+        if bits != 0 && feed.is_some() {
+            return Err(crate::error::KernelError::Internal(
+                "a partitioned join cannot take its probe side batch by batch".into(),
+            ));
+        }
         let visited = self
             .roles
             .tracks_build()
@@ -181,10 +208,11 @@ impl<'a> Prepared<'a> {
             keys: &bkeys,
             nulls: bnulls.as_ref(),
         };
-        let probe_has_null = if bits == 0 {
-            self.broadcast::<S>(&side, &emitter)?
+        let (probe_has_null, probe_rows) = if bits == 0 {
+            self.broadcast::<S>(&side, &emitter, feed)?
         } else {
-            self.partitioned::<S>(&side, bits, &emitter)?
+            let has_null = self.partitioned::<S>(&side, bits, &emitter)?;
+            (has_null, self.probe.num_rows())
         };
         // Source: build rows decided by the bitmap.
         if let Some(v) = &visited {
@@ -193,7 +221,7 @@ impl<'a> Prepared<'a> {
             if na_plain && probe_has_null {
                 return Ok(()); // NOT IN with a NULL on the probe side: nothing.
             }
-            let probe_empty = self.probe.num_rows() == 0;
+            let probe_empty = probe_rows == 0;
             let want_matched = r.build_semi;
             let key_null = |i: usize| bnulls.as_ref().is_some_and(|n| n.is_null(i));
             source(n_build, |i| {
@@ -272,9 +300,15 @@ impl<'a> Prepared<'a> {
         Ok(((0..n_build as u32).collect(), Some(mem)))
     }
 
-    /// Broadcast: one table, probe morsels in parallel. Returns whether any
-    /// probe key was NULL.
-    fn broadcast<S: KeySource>(&self, b: &BuildSide<'_, S>, emitter: &Emitter<'_>) -> Result<bool> {
+    /// Broadcast: one table, probe morsels in parallel (from the probe
+    /// input, or pushed by `feed` as they are made). Returns whether any
+    /// probe key was NULL, and the number of probe rows.
+    fn broadcast<S: KeySource>(
+        &self,
+        b: &BuildSide<'_, S>,
+        emitter: &Emitter<'_>,
+        feed: Option<&ProbeFeed<'_>>,
+    ) -> Result<(bool, usize)> {
         let n_build = b.batch.num_rows();
         let BuiltTable {
             table,
@@ -291,103 +325,124 @@ impl<'a> Prepared<'a> {
         let filter = filter.filter(|_| cand.extra.is_empty());
         let stats = FilterStats::default();
         let bs = self.join.batch_size;
-        let morsels: Vec<(usize, usize, usize)> = self
-            .probe
-            .batches
-            .iter()
-            .enumerate()
-            .flat_map(|(bi, batch)| {
-                (0..batch.num_rows())
-                    .step_by(MORSEL_ROWS)
-                    .map(move |off| (bi, off, MORSEL_ROWS.min(batch.num_rows() - off)))
-            })
-            .collect();
-        let any_null = std::sync::atomic::AtomicBool::new(false);
+        let any_null = AtomicBool::new(false);
+        let probe_rows = AtomicUsize::new(0);
         let roles = self.roles;
-        morsels.par_iter().try_for_each_init(
-            || {
-                (
-                    Vec::with_capacity(bs),
-                    Vec::with_capacity(bs),
-                    Bitmap::default(),
-                    Vec::new(),
-                )
-            },
-            |(bi, pi, marks, sel), &(batch_idx, off, len)| -> Result<()> {
-                let batch = self.probe.batches[batch_idx].slice(off, len);
-                let cols = key_columns(&batch, &self.probe_keys);
-                let keys = S::encode(&self.kind, &cols)?;
-                let nulls = key_nulls(&cols, &self.kind, self.join.null_equal);
-                if nulls.is_some() {
-                    any_null.store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-                let input = MorselKeys {
-                    keys: &keys,
-                    nulls: nulls.as_ref(),
-                    len,
-                };
-                if roles.tracks_probe() {
-                    marks.reset(len);
-                }
-                let same = |p: u32, br: u32| keys.same_key(p as usize, b.keys, br as usize);
-                let run = |input: &ProbeStep<'_>,
-                           bi: &mut Vec<u32>,
-                           pi: &mut Vec<u32>,
-                           marks: &mut Bitmap|
-                 -> Result<()> {
-                    let mut cur = Cursor::default();
-                    loop {
-                        let done = input(&mut cur, bi, pi);
-                        emitter.pairs(&batch, bi, pi, |r| marks.set(r as usize))?;
-                        if done {
-                            return Ok(());
-                        }
+        let new_scratch = || -> Scratch {
+            (
+                Vec::with_capacity(bs),
+                Vec::with_capacity(bs),
+                Bitmap::default(),
+                Vec::new(),
+            )
+        };
+        // One morsel (at most MORSEL_ROWS rows of one batch).
+        let morsel = |(bi, pi, marks, sel): &mut Scratch, batch: &RecordBatch| -> Result<()> {
+            let len = batch.num_rows();
+            probe_rows.fetch_add(len, Ordering::Relaxed);
+            let cols = key_columns(batch, &self.probe_keys);
+            let keys = S::encode(&self.kind, &cols)?;
+            let nulls = key_nulls(&cols, &self.kind, self.join.null_equal);
+            if nulls.is_some() {
+                any_null.store(true, Ordering::Relaxed);
+            }
+            let input = MorselKeys {
+                keys: &keys,
+                nulls: nulls.as_ref(),
+                len,
+            };
+            if roles.tracks_probe() {
+                marks.reset(len);
+            }
+            let same = |p: u32, br: u32| keys.same_key(p as usize, b.keys, br as usize);
+            let run = |input: &ProbeStep<'_>,
+                       bi: &mut Vec<u32>,
+                       pi: &mut Vec<u32>,
+                       marks: &mut Bitmap|
+             -> Result<()> {
+                let mut cur = Cursor::default();
+                loop {
+                    let done = input(&mut cur, bi, pi);
+                    emitter.pairs(batch, bi, pi, |r| marks.set(r as usize))?;
+                    if done {
+                        return Ok(());
                     }
-                };
-                match filter.as_ref().filter(|_| stats.worth_it()) {
-                    Some(f) => {
-                        sel.clear();
-                        for i in 0..len {
-                            let pass = match input.get(i).0 {
-                                None => true,
-                                Some(t) => f.may_contain(S::hash(t)),
-                            };
-                            if pass {
-                                sel.push(i as u32);
-                            }
-                        }
-                        stats.record(len, sel.len());
-                        let input = Selected {
-                            inner: &input,
-                            sel: sel.as_slice(),
+                }
+            };
+            match filter.as_ref().filter(|_| stats.worth_it()) {
+                Some(f) => {
+                    sel.clear();
+                    for i in 0..len {
+                        let pass = match input.get(i).0 {
+                            None => true,
+                            Some(t) => f.may_contain(S::hash(t)),
                         };
-                        run(
-                            &|cur, bi, pi| {
-                                probe::<S, _>(&table, &input, &cand, same, cur, bs, bi, pi)
-                            },
-                            bi,
-                            pi,
-                            marks,
-                        )?;
+                        if pass {
+                            sel.push(i as u32);
+                        }
                     }
-                    None => run(
+                    stats.record(len, sel.len());
+                    let input = Selected {
+                        inner: &input,
+                        sel: sel.as_slice(),
+                    };
+                    run(
                         &|cur, bi, pi| probe::<S, _>(&table, &input, &cand, same, cur, bs, bi, pi),
                         bi,
                         pi,
                         marks,
-                    )?,
+                    )?;
                 }
-                if roles.tracks_probe() {
-                    let want = roles.probe_semi;
-                    let rows: Vec<u32> = (0..len as u32)
-                        .filter(|&r| marks.get(r as usize) == want)
-                        .collect();
-                    emitter.rows(&batch, false, &rows)?;
-                }
-                Ok(())
-            },
-        )?;
-        Ok(any_null.into_inner())
+                None => run(
+                    &|cur, bi, pi| probe::<S, _>(&table, &input, &cand, same, cur, bs, bi, pi),
+                    bi,
+                    pi,
+                    marks,
+                )?,
+            }
+            if roles.tracks_probe() {
+                let want = roles.probe_semi;
+                let rows: Vec<u32> = (0..len as u32)
+                    .filter(|&r| marks.get(r as usize) == want)
+                    .collect();
+                emitter.rows(batch, false, &rows)?;
+            }
+            Ok(())
+        };
+        match feed {
+            None => {
+                let morsels: Vec<(usize, usize, usize)> = self
+                    .probe
+                    .batches
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(bi, batch)| {
+                        (0..batch.num_rows())
+                            .step_by(MORSEL_ROWS)
+                            .map(move |off| (bi, off, MORSEL_ROWS.min(batch.num_rows() - off)))
+                    })
+                    .collect();
+                morsels.par_iter().try_for_each_init(
+                    new_scratch,
+                    |scratch, &(batch_idx, off, len)| {
+                        morsel(scratch, &self.probe.batches[batch_idx].slice(off, len))
+                    },
+                )?;
+            }
+            Some(feed) => {
+                let schema = &self.probe.schema;
+                feed(&|batch: RecordBatch| {
+                    check_fed(schema, &batch)?;
+                    let mut scratch = new_scratch();
+                    let n = batch.num_rows();
+                    for off in (0..n).step_by(MORSEL_ROWS) {
+                        morsel(&mut scratch, &batch.slice(off, MORSEL_ROWS.min(n - off)))?;
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+        Ok((any_null.into_inner(), probe_rows.into_inner()))
     }
 
     /// Builds one table over the whole build side. Returns it, the rows
@@ -470,6 +525,38 @@ impl<'a> Prepared<'a> {
             _filter_memory: filter_mem,
         })
     }
+}
+
+/// A morsel's reused vectors: build rows, probe rows, probe marks, and the
+/// rows the key filter passes.
+type Scratch = (Vec<u32>, Vec<u32>, Bitmap, Vec<u32>);
+
+/// Pushes probe batches into a running broadcast join: called once, with
+/// the function that probes one batch (from any thread, concurrently).
+pub type ProbeFeed<'a> =
+    dyn Fn(&(dyn Fn(RecordBatch) -> Result<()> + Sync)) -> Result<()> + Sync + 'a;
+
+/// A fed batch must have the probe input's column types.
+fn check_fed(schema: &arrow_schema::SchemaRef, batch: &RecordBatch) -> Result<()> {
+    let want = schema.fields().iter().map(|f| f.data_type());
+    let got = batch.schema_ref().fields().iter().map(|f| f.data_type());
+    if want.len() != got.len() || want.zip(got).any(|(w, g)| w != g) {
+        return Err(crate::error::KernelError::InvalidOptions(format!(
+            "a probe batch pushed into the join has the columns {:?}, not the probe side's {:?}",
+            batch
+                .schema_ref()
+                .fields()
+                .iter()
+                .map(|f| f.data_type())
+                .collect::<Vec<_>>(),
+            schema
+                .fields()
+                .iter()
+                .map(|f| f.data_type())
+                .collect::<Vec<_>>()
+        )));
+    }
+    Ok(())
 }
 
 /// One resumable probe call over a morsel (see [`probe`]).

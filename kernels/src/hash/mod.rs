@@ -48,13 +48,14 @@ pub(crate) mod probe;
 pub(crate) mod table;
 
 pub use emit::BatchSink;
+pub use exec::{ProbeFeed, UNPARTITIONED_ROWS};
 
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
-use crate::error::Result;
+use crate::error::{KernelError, Result};
 use crate::filter::JoinFilter;
 use crate::join_type::{JoinSide, JoinType};
 use crate::memory::MemoryBudget;
@@ -174,6 +175,11 @@ impl HashJoin {
         self.join_type
     }
 
+    /// The side the table is built from.
+    pub fn built_side(&self) -> JoinSide {
+        self.build_side
+    }
+
     /// Compare keys with `IS NOT DISTINCT FROM`: NULL matches NULL.
     pub fn null_equal(mut self, yes: bool) -> Self {
         self.null_equal = yes;
@@ -263,7 +269,103 @@ impl HashJoin {
         sink: &BatchSink<'_>,
     ) -> Result<()> {
         let prepared = exec::Prepared::new(self, left, right)?;
-        crate::pool::install(self.threads, || prepared.run(sink))
+        crate::pool::install(self.threads, || prepared.run(sink, None))
+    }
+
+    /// Runs the join with its probe side pushed in batch by batch: builds
+    /// from the build input, then calls `feed` once with a function that
+    /// probes one batch (callable from several threads at once, as a
+    /// parallel pipeline produces batches), then outputs the build rows
+    /// that outer, semi or anti joins decide at the end. The probe side's
+    /// [`JoinInput`] gives only its schema and must hold no batches.
+    ///
+    /// In the broadcast mode each pushed batch is probed at once, so the
+    /// probe side is never held whole: the point of a broadcast join. So it
+    /// is in the partitioned mode when the build side is small enough not
+    /// to be partitioned ([`UNPARTITIONED_ROWS`]); otherwise that
+    /// mode needs every probe row before it can partition, so it collects
+    /// the pushed batches and then runs as [`HashJoin::for_each`].
+    ///
+    /// # Errors
+    ///
+    /// As [`HashJoin::for_each`]; a probe input that holds batches, or a
+    /// pushed batch whose column types differ from the probe side's; the
+    /// first error of `feed` (the probe function's errors pass through it).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use arrow_array::{Int64Array, RecordBatch};
+    /// use arrow_schema::{DataType, Field, Schema};
+    /// use tenon_kernels::hash::{HashJoin, HashJoinMode, JoinInput};
+    /// use tenon_kernels::{JoinSide, JoinType};
+    ///
+    /// let schema = Arc::new(Schema::new(vec![Field::new("k", DataType::Int64, false)]));
+    /// let batch = |v: Vec<i64>| {
+    ///     RecordBatch::try_new(schema.clone(), vec![Arc::new(Int64Array::from(v))]).unwrap()
+    /// };
+    /// let build = JoinInput::new(schema.clone(), vec![batch(vec![1, 2, 3])]);
+    /// let probe = JoinInput::new(schema.clone(), vec![]);
+    /// let join = HashJoin::new(JoinType::Inner, vec![(0, 0)])
+    ///     .mode(HashJoinMode::Broadcast)
+    ///     .build_side(JoinSide::Left);
+    /// let rows = std::sync::atomic::AtomicUsize::new(0);
+    /// join.for_each_fed(
+    ///     &build,
+    ///     &probe,
+    ///     &|push| {
+    ///         push(batch(vec![2, 3, 4]))?;
+    ///         push(batch(vec![3]))
+    ///     },
+    ///     &|out| {
+    ///         rows.fetch_add(out.num_rows(), std::sync::atomic::Ordering::Relaxed);
+    ///         Ok(())
+    ///     },
+    /// )
+    /// .unwrap();
+    /// assert_eq!(rows.into_inner(), 3);
+    /// ```
+    pub fn for_each_fed(
+        &self,
+        left: &JoinInput,
+        right: &JoinInput,
+        feed: &ProbeFeed<'_>,
+        sink: &BatchSink<'_>,
+    ) -> Result<()> {
+        let probe = match self.build_side {
+            JoinSide::Left => right,
+            JoinSide::Right => left,
+        };
+        if !probe.batches.is_empty() {
+            return Err(KernelError::InvalidOptions(
+                "the probe input of a fed join must hold no batches: they are pushed by the feed"
+                    .into(),
+            ));
+        }
+        let build = match self.build_side {
+            JoinSide::Left => left,
+            JoinSide::Right => right,
+        };
+        let unpartitioned =
+            self.partitions.is_none() && exec::partition_bits(build.num_rows()) == 0;
+        if self.mode == HashJoinMode::Broadcast || unpartitioned {
+            let prepared = exec::Prepared::new(self, left, right)?;
+            return crate::pool::install(self.threads, || prepared.run(sink, Some(feed)));
+        }
+        let fed = std::sync::Mutex::new(Vec::new());
+        crate::pool::install(self.threads, || {
+            feed(&|b| {
+                fed.lock().unwrap_or_else(|e| e.into_inner()).push(b);
+                Ok(())
+            })
+        })?;
+        let probe = JoinInput::new(
+            probe.schema.clone(),
+            fed.into_inner().unwrap_or_else(|e| e.into_inner()),
+        );
+        match self.build_side {
+            JoinSide::Left => self.for_each(left, &probe, sink),
+            JoinSide::Right => self.for_each(&probe, right, sink),
+        }
     }
 
     /// Runs the join and returns its output as a stream of batches, produced

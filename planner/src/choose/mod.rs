@@ -50,9 +50,10 @@
 
 mod estimate;
 
+use estimate::Estimator;
+
 use std::fmt::{self, Write as _};
 
-use arrow_schema::SchemaRef;
 use datafusion_common::tree_node::TreeNodeRecursion;
 use datafusion_common::{NullEquality, TableReference};
 use datafusion_expr::{Expr, Join, JoinType as DfJoinType, LogicalPlan};
@@ -60,8 +61,7 @@ use datafusion_expr::{Expr, Join, JoinType as DfJoinType, LogicalPlan};
 use crate::config::Config;
 use crate::hints::{
     BlockInput, BlockJoins, DecisionSource, Hint, HintArgs, HintComment, HintError, HintName,
-    HintPlacement, IgnoredHint, JoinSite, Position, SiteInput, SizeEstimate, key_values,
-    resolve_block,
+    HintPlacement, IgnoredHint, JoinSite, Position, SiteInput, key_values, resolve_block,
 };
 use crate::kernels::{JoinSide, JoinType, Strategy};
 use crate::sql::{
@@ -244,6 +244,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     }
     let global_id = |b: usize, j: usize| order.iter().position(|&x| x == (b, j)).unwrap_or(0);
 
+    let estimator = Estimator::new(&query.plan, catalog);
     let mut slots: Vec<Option<PlannedJoin>> = vec![None; order.len()];
     let mut unused_hints = Vec::new();
     let mut scan_options = Vec::new();
@@ -267,7 +268,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
                     .into());
                 }
             };
-            let site = join_site(global_id(block.id, j), jref, &join, catalog)?;
+            let site = join_site(global_id(block.id, j), jref, &join, catalog, &estimator)?;
             sites.push(site);
             joins.push(join);
         }
@@ -466,6 +467,7 @@ fn join_site(
     jref: &JoinRef,
     join: &Join,
     catalog: &Catalog,
+    estimator: &Estimator<'_>,
 ) -> Result<JoinSite, PlanError> {
     let join_type = kernel_join_type(join)?;
     let from_subquery = matches!(
@@ -481,8 +483,8 @@ fn join_site(
     let mut site = JoinSite::new(
         id,
         join_type,
-        site_input(&jref.left, catalog, &left_keys, &join.left),
-        site_input(&jref.right, catalog, &right_keys, &join.right),
+        site_input(&jref.left, catalog, estimator, &left_keys, &join.left),
+        site_input(&jref.right, catalog, estimator, &right_keys, &join.right),
     );
     if join.on.is_empty() {
         site = site.non_equi();
@@ -497,6 +499,7 @@ fn join_site(
 fn site_input(
     input: &JoinInput,
     catalog: &Catalog,
+    estimator: &Estimator<'_>,
     keys: &[&Expr],
     plan: &LogicalPlan,
 ) -> SiteInput {
@@ -512,31 +515,8 @@ fn site_input(
     if let Some(table) = table.and_then(|t| catalog.table(t)) {
         site.sorted_on_keys = sorted_on_keys(&table.stats, keys);
     }
-    site.estimate = estimate::estimate_plan(plan, catalog);
+    site.estimate = estimator.estimate(plan);
     site
-}
-
-/// Rows and bytes from the table's statistics, deriving one from the other
-/// by the schema's row width when only one is known.
-fn estimate(stats: &TableStats, schema: &SchemaRef) -> Option<SizeEstimate> {
-    let width = schema
-        .fields()
-        .iter()
-        .map(|f| f.data_type().primitive_width().unwrap_or(16) as u64)
-        .sum::<u64>()
-        .max(1);
-    match (stats.row_count, stats.byte_size) {
-        (Some(rows), Some(bytes)) => Some(SizeEstimate { rows, bytes }),
-        (Some(rows), None) => Some(SizeEstimate {
-            rows,
-            bytes: rows.saturating_mul(width),
-        }),
-        (None, Some(bytes)) => Some(SizeEstimate {
-            rows: bytes / width,
-            bytes,
-        }),
-        (None, None) => None,
-    }
 }
 
 /// Whether `sorted_on` starts with the key columns, in order.

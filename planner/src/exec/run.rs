@@ -5,9 +5,12 @@
 //! run on whatever thread produced the batch, so a chain of them is one
 //! fused pipeline running in parallel over the scan's morsels or over the
 //! join kernel's workers. Pipeline breakers collect their input(s) first:
-//! a join collects both sides (the build side because it must, the probe
-//! side because the kernels take whole inputs), an aggregate, sort or limit
-//! its one input. A sink may be called from several threads at once.
+//! a hash join its build side, then its probe side's pipeline pushes
+//! batches straight into the probe (a partitioned one with a large build
+//! side collects them); the other joins both sides (the sorting and nested
+//! loop kernels take whole inputs); an aggregate, sort or limit its one
+//! input. A sink may be called from several threads at
+//! once.
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -18,7 +21,7 @@ use rayon::prelude::*;
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::source::Tables;
 use crate::exec::{ExecError, Result, SortExec};
-use crate::kernels::{JoinInput, KernelError};
+use crate::kernels::{HashJoin, Join, JoinInput, JoinSide, KernelError};
 
 /// Where an operator's output batches go; called from any worker thread.
 pub type Sink<'a> = dyn Fn(RecordBatch) -> Result<()> + Sync + 'a;
@@ -156,6 +159,9 @@ impl Run<'_> {
             Operator::Join {
                 left, right, join, ..
             } => {
+                if let Join::Hash(hash) = join {
+                    return self.hash_join(plan, hash, &out);
+                }
                 let (l, r) = rayon::join(|| self.collect(left), || self.collect(right));
                 let l = JoinInput::new(left.schema.clone(), l?);
                 let r = JoinInput::new(right.schema.clone(), r?);
@@ -207,5 +213,71 @@ impl Run<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// A hash join: the build side collected, then the probe side's
+    /// pipeline pushing its batches straight into the probe, so the probe
+    /// side is never held whole (its batches are freed, and their memory
+    /// reused, as they are probed): a BROADCAST join, or a SHUFFLE_HASH
+    /// one with a build side too small to partition (the kernel collects
+    /// the probe side of the others itself).
+    fn hash_join(&self, plan: &PhysicalPlan, hash: &HashJoin, out: &Sink<'_>) -> Result<()> {
+        let Operator::Join { left, right, .. } = &plan.operator else {
+            return Err(ExecError::Unsupported("internal: not a join".into()));
+        };
+        let (build_plan, probe_plan) = match hash.built_side() {
+            JoinSide::Left => (left, right),
+            JoinSide::Right => (right, left),
+        };
+        let build = JoinInput::new(build_plan.schema.clone(), self.collect(build_plan)?);
+        let probe = JoinInput::new(probe_plan.schema.clone(), Vec::new());
+        let (l, r) = match hash.built_side() {
+            JoinSide::Left => (&build, &probe),
+            JoinSide::Right => (&probe, &build),
+        };
+        let metrics = &plan.metrics;
+        // Errors of the plan above (the sink) and below (the probe side's
+        // pipeline) are ExecErrors; the kernel carries a placeholder.
+        let failure: Mutex<Option<ExecError>> = Mutex::new(None);
+        let stop = |e: ExecError| {
+            lock(&failure).get_or_insert(e);
+            KernelError::Filter("stopped by another operator".into())
+        };
+        // The join's time: the build (until the feed starts), each probe
+        // call, and the end (after the feed returns).
+        let started = Instant::now();
+        let fed_at = Mutex::new(None);
+        let result = hash.for_each_fed(
+            l,
+            r,
+            &|push| {
+                metrics.add_time(started.elapsed());
+                let _done = FedAt(&fed_at);
+                self.push(probe_plan, &|b: RecordBatch| {
+                    let start = Instant::now();
+                    let pushed = push(b);
+                    metrics.add_time(start.elapsed());
+                    pushed.map_err(ExecError::from)
+                })
+                .map_err(stop)
+            },
+            &|b: RecordBatch| out(b).map_err(stop),
+        );
+        if let Some(at) = *lock(&fed_at) {
+            metrics.add_time(at.elapsed());
+        }
+        if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e);
+        }
+        result.map_err(ExecError::from)
+    }
+}
+
+/// Records when the feed of a broadcast join returned (on drop).
+struct FedAt<'a>(&'a Mutex<Option<Instant>>);
+
+impl Drop for FedAt<'_> {
+    fn drop(&mut self) {
+        *lock(self.0) = Some(Instant::now());
     }
 }

@@ -33,6 +33,10 @@ pub struct TableStats {
     pub byte_size: Option<u64>,
     /// Columns the rows arrive sorted on (ascending), most significant first.
     pub sorted_on: Vec<String>,
+    /// Bytes of each column, in schema order, when known (empty when not):
+    /// what lets a size estimate count only the columns a query reads.
+    /// Only their proportions matter; `byte_size` stays the table's size.
+    pub column_bytes: Vec<u64>,
 }
 
 /// One registered table: its schema and statistics.

@@ -27,6 +27,7 @@ fn catalog() -> Catalog {
                 row_count: Some(1000 * (i as u64 + 1)),
                 byte_size: None,
                 sorted_on: Vec::new(),
+                column_bytes: Vec::new(),
             },
         );
     }

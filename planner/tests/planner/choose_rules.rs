@@ -20,6 +20,7 @@ fn stats(rows: u64, bytes: u64) -> TableStats {
         row_count: Some(rows),
         byte_size: Some(bytes),
         sorted_on: Vec::new(),
+        column_bytes: Vec::new(),
     }
 }
 
