@@ -118,6 +118,9 @@ pub struct OperatorMetrics {
     /// rows the reader skipped (set by whoever read them; shown by EXPLAIN
     /// ANALYZE).
     pub skipped_rows: OnceLock<u64>,
+    /// For a join whose default build side was changed once both inputs'
+    /// sizes were known: what was built instead, and why.
+    pub adapted: OnceLock<String>,
 }
 
 impl OperatorMetrics {
@@ -267,6 +270,9 @@ impl PhysicalPlan {
             );
             if let Some(skipped) = m.skipped_rows.get() {
                 let _ = write!(out, " skipped_rows={skipped} (csv.ignore-parse-errors)");
+            }
+            if let Some(adapted) = m.adapted.get() {
+                let _ = write!(out, " adapted: {adapted}");
             }
         }
         out.push('\n');

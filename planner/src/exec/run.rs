@@ -21,7 +21,9 @@ use rayon::prelude::*;
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::source::Tables;
 use crate::exec::{ExecError, Result, SortExec};
-use crate::kernels::{HashJoin, Join, JoinInput, JoinSide, KernelError};
+use crate::hints::DecisionSource;
+use crate::kernels::hash::UNPARTITIONED_ROWS;
+use crate::kernels::{HashJoin, Join, JoinInput, JoinSide, KernelError, Strategy};
 
 /// Where an operator's output batches go; called from any worker thread.
 pub type Sink<'a> = dyn Fn(RecordBatch) -> Result<()> + Sync + 'a;
@@ -165,19 +167,7 @@ impl Run<'_> {
                 let (l, r) = rayon::join(|| self.collect(left), || self.collect(right));
                 let l = JoinInput::new(left.schema.clone(), l?);
                 let r = JoinInput::new(right.schema.clone(), r?);
-                let start = Instant::now();
-                let failure: Mutex<Option<ExecError>> = Mutex::new(None);
-                let result = join.for_each(&l, &r, &|b: RecordBatch| {
-                    out(b).map_err(|e| {
-                        *lock(&failure) = Some(e);
-                        KernelError::Filter("stopped by an operator above the join".into())
-                    })
-                });
-                metrics.add_time(start.elapsed());
-                if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                    return Err(e);
-                }
-                result.map_err(ExecError::from)
+                run_collected(plan, join, &l, &r, &out)
             }
             Operator::Aggregate { input, aggregate } => {
                 // Fused: the input pipeline's threads aggregate as they go.
@@ -222,7 +212,13 @@ impl Run<'_> {
     /// one with a build side too small to partition (the kernel collects
     /// the probe side of the others itself).
     fn hash_join(&self, plan: &PhysicalPlan, hash: &HashJoin, out: &Sink<'_>) -> Result<()> {
-        let Operator::Join { left, right, .. } = &plan.operator else {
+        let Operator::Join {
+            left,
+            right,
+            decision,
+            ..
+        } = &plan.operator
+        else {
             return Err(ExecError::Unsupported("internal: not a join".into()));
         };
         let (build_plan, probe_plan) = match hash.built_side() {
@@ -230,6 +226,41 @@ impl Run<'_> {
             JoinSide::Right => (right, left),
         };
         let build = JoinInput::new(build_plan.schema.clone(), self.collect(build_plan)?);
+        if decision.source == DecisionSource::Default
+            && decision.strategy == Strategy::ShuffleHash
+            && build.num_rows() > UNPARTITIONED_ROWS
+        {
+            // Adaptive build side: the estimate chose this side; with both
+            // sides' real sizes known, the smaller one is built (H15's
+            // "building the smaller side", on facts instead of guesses).
+            let probe = JoinInput::new(probe_plan.schema.clone(), self.collect(probe_plan)?);
+            let mut hash = hash.clone();
+            let swap = probe.num_rows() < build.num_rows();
+            if swap {
+                let side = match hash.built_side() {
+                    JoinSide::Left => JoinSide::Right,
+                    JoinSide::Right => JoinSide::Left,
+                };
+                let _ = plan.metrics.adapted.set(format!(
+                    "built the {} input ({} rows) instead of the {} ({} rows)",
+                    side_name(side),
+                    probe.num_rows(),
+                    side_name(hash.built_side()),
+                    build.num_rows()
+                ));
+                hash = hash.build_side(side);
+            }
+            let (built, probed) = if swap {
+                (&probe, &build)
+            } else {
+                (&build, &probe)
+            };
+            let (l, r) = match hash.built_side() {
+                JoinSide::Left => (built, probed),
+                JoinSide::Right => (probed, built),
+            };
+            return run_collected(plan, &Join::Hash(hash), l, r, out);
+        }
         let probe = JoinInput::new(probe_plan.schema.clone(), Vec::new());
         let (l, r) = match hash.built_side() {
             JoinSide::Left => (&build, &probe),
@@ -279,5 +310,35 @@ struct FedAt<'a>(&'a Mutex<Option<Instant>>);
 impl Drop for FedAt<'_> {
     fn drop(&mut self) {
         *lock(self.0) = Some(Instant::now());
+    }
+}
+
+/// Runs a join over both inputs, collected.
+fn run_collected(
+    plan: &PhysicalPlan,
+    join: &Join,
+    l: &JoinInput,
+    r: &JoinInput,
+    out: &Sink<'_>,
+) -> Result<()> {
+    let start = Instant::now();
+    let failure: Mutex<Option<ExecError>> = Mutex::new(None);
+    let result = join.for_each(l, r, &|b: RecordBatch| {
+        out(b).map_err(|e| {
+            *lock(&failure) = Some(e);
+            KernelError::Filter("stopped by an operator above the join".into())
+        })
+    });
+    plan.metrics.add_time(start.elapsed());
+    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    result.map_err(ExecError::from)
+}
+
+fn side_name(side: JoinSide) -> &'static str {
+    match side {
+        JoinSide::Left => "left",
+        JoinSide::Right => "right",
     }
 }
