@@ -51,7 +51,7 @@ pub use dialect::TenonDialect;
 pub use error::SqlError;
 pub use exists::decorrelate_subqueries;
 pub use hint_comments::RawHintBlock;
-pub use implicit_join::push_where_into_inner_joins;
+pub use implicit_join::{TINY_ROWS, push_where_into_inner_joins, push_where_into_inner_joins_with};
 pub use join_condition::{
     EquiKey, JoinCondition, KeyCast, extract_join_keys, join_condition, split_join_condition,
 };
@@ -162,7 +162,8 @@ pub fn plan_sql(catalog: &Catalog, sql: &str) -> Result<PlannedQuery, SqlError> 
     let mut comments = hint_comments::HintComments::tokenize(sql)?;
     let statement = views::parse_query(sql)?;
     let (plan, expansion) = views::Expansion::plan(catalog, statement, &mut comments)?;
-    let plan = push_where_into_inner_joins(plan)?;
+    let table_rows = |name: &str| catalog.table(name).and_then(|t| t.stats.row_count);
+    let plan = push_where_into_inner_joins_with(plan, &table_rows)?;
     let plan = in_subqueries_to_joins(plan)?;
     let plan = decorrelate_subqueries(plan)?;
     let plan = scalar_subqueries_to_joins(plan)?;

@@ -198,3 +198,55 @@ fn functions_and_aggregates_plan() {
          FROM orders JOIN customers ON orders.cust_id = customers.id",
     );
 }
+
+/// In a comma-join list, a table of at most `TINY_ROWS` rows with a filter
+/// of its own joins as soon as a condition connects it (before the larger
+/// table that FROM order puts first); without row counts, or without the
+/// filter, FROM order stays.
+#[test]
+fn a_filtered_tiny_dimension_joins_as_soon_as_it_connects() {
+    use tenon_planner::sql::{TableStats, plan_sql};
+    let sql = "SELECT * FROM t1, t2, t3 WHERE t1.id = t2.id AND t1.k = t3.k AND t3.v = 7";
+    let mut c = catalog();
+    let plain = plan_sql(&c, sql).unwrap();
+    let js = joins(&plain);
+    assert_eq!(
+        keys(&js[0]),
+        vec!["t1.id = t2.id"],
+        "no row counts: FROM order"
+    );
+    for (t, rows) in [("t1", 10_000u64), ("t2", 1_000_000), ("t3", 25)] {
+        let schema = c.table(t).unwrap().schema.clone();
+        c.register_table_with_stats(
+            t,
+            schema,
+            TableStats {
+                row_count: Some(rows),
+                ..TableStats::default()
+            },
+        );
+    }
+    let p = plan_sql(&c, sql).unwrap();
+    let js = joins(&p);
+    assert_eq!(
+        keys(&js[0]),
+        vec!["t1.k = t3.k"],
+        "t3 (25 rows, filtered) first"
+    );
+    assert_eq!(keys(&js[1]), vec!["t1.id = t2.id"]);
+    // the same rows come out in the query's column order
+    assert_eq!(
+        p.plan.schema().fields().len(),
+        plain.plan.schema().fields().len()
+    );
+    let unfiltered = plan_sql(
+        &c,
+        "SELECT * FROM t1, t2, t3 WHERE t1.id = t2.id AND t1.k = t3.k",
+    )
+    .unwrap();
+    assert_eq!(
+        keys(&joins(&unfiltered)[0]),
+        vec!["t1.id = t2.id"],
+        "no filter: FROM order"
+    );
+}
