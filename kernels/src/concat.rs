@@ -65,9 +65,15 @@ pub(crate) fn one_batch(
     }
 }
 
-/// `batch` with each view column of too many data buffers compacted (see
-/// the module docs); the batch itself when none has.
-pub(crate) fn compact_views(batch: RecordBatch) -> Result<RecordBatch> {
+/// `batch` with each view column (`Utf8View`, `BinaryView`) of more than
+/// 16 data buffers compacted into few new ones: gathering rows from a
+/// column of many buffers clones every buffer reference into each output
+/// batch. The batch itself when no column needs it.
+///
+/// # Errors
+///
+/// Only if the compacted columns no longer fit the schema (a bug).
+pub fn compact_views(batch: RecordBatch) -> Result<RecordBatch> {
     if !batch.columns().iter().any(needs_compaction) {
         return Ok(batch);
     }

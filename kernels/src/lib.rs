@@ -34,6 +34,7 @@ mod rows;
 mod stream;
 mod validate;
 
+pub use concat::compact_views;
 pub use condition::{CmpOp, RangeCondition, ordered_values, range_type_supported};
 pub use error::{KernelError, Result};
 pub use filter::JoinFilter;

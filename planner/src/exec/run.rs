@@ -23,7 +23,7 @@ use crate::exec::source::Tables;
 use crate::exec::{ExecError, Result, SortExec};
 use crate::hints::DecisionSource;
 use crate::kernels::hash::UNPARTITIONED_ROWS;
-use crate::kernels::{HashJoin, Join, JoinInput, JoinSide, KernelError, Strategy};
+use crate::kernels::{HashJoin, Join, JoinInput, JoinSide, JoinType, KernelError, Strategy};
 
 /// Where an operator's output batches go; called from any worker thread.
 pub type Sink<'a> = dyn Fn(RecordBatch) -> Result<()> + Sync + 'a;
@@ -161,13 +161,23 @@ impl Run<'_> {
             Operator::Join {
                 left, right, join, ..
             } => {
-                if let Join::Hash(hash) = join {
-                    return self.hash_join(plan, hash, &out);
-                }
-                let (l, r) = rayon::join(|| self.collect(left), || self.collect(right));
-                let l = JoinInput::new(left.schema.clone(), l?);
-                let r = JoinInput::new(right.schema.clone(), r?);
-                run_collected(plan, join, &l, &r, &out)
+                // Selective joins emit many small batches (one per probe
+                // morsel); the operators above pay per batch.
+                let coalesce = Coalesce::new(plan.schema.clone(), self.batch_size);
+                let out = |b: RecordBatch| coalesce.push(b, &out);
+                let result = if let Join::Hash(hash) = join {
+                    self.hash_join(plan, hash, &out)
+                } else {
+                    let (l, r) = rayon::join(|| self.collect(left), || self.collect(right));
+                    let l = JoinInput::new(left.schema.clone(), l?);
+                    let r = JoinInput::new(right.schema.clone(), r?);
+                    run_collected(plan, join, &l, &r, &out)
+                };
+                result?;
+                coalesce.flush(&|b| {
+                    metrics.record(&b);
+                    sink(b)
+                })
             }
             Operator::Aggregate { input, aggregate } => {
                 // Fused: the input pipeline's threads aggregate as they go.
@@ -226,13 +236,20 @@ impl Run<'_> {
             JoinSide::Right => (right, left),
         };
         let build = JoinInput::new(build_plan.schema.clone(), self.collect(build_plan)?);
+        // Either side may be built: SHUFFLE_HASH, or BROADCAST of an inner
+        // join (HINTS.md H13).
+        let either_side = match decision.strategy {
+            Strategy::ShuffleHash => true,
+            Strategy::Broadcast => hash.join_type() == JoinType::Inner,
+            _ => false,
+        };
         if decision.source == DecisionSource::Default
-            && decision.strategy == Strategy::ShuffleHash
+            && either_side
             && build.num_rows() > UNPARTITIONED_ROWS
         {
             // Adaptive build side: the estimate chose this side; with both
             // sides' real sizes known, the smaller one is built (H15's
-            // "building the smaller side", on facts instead of guesses).
+            // "the smaller side", on facts instead of guesses).
             let probe = JoinInput::new(probe_plan.schema.clone(), self.collect(probe_plan)?);
             let mut hash = hash.clone();
             let swap = probe.num_rows() < build.num_rows();
@@ -340,5 +357,60 @@ fn side_name(side: JoinSide) -> &'static str {
     match side {
         JoinSide::Left => "left",
         JoinSide::Right => "right",
+    }
+}
+
+/// Gathers batches of fewer than half `target` rows until they make
+/// `target` rows, then passes them on as one; larger batches pass as they
+/// are. Safe to push from several threads.
+struct Coalesce {
+    schema: arrow_schema::SchemaRef,
+    target: usize,
+    pending: Mutex<(Vec<RecordBatch>, usize)>,
+}
+
+impl Coalesce {
+    fn new(schema: arrow_schema::SchemaRef, target: usize) -> Self {
+        Coalesce {
+            schema,
+            target: target.max(1),
+            pending: Mutex::new((Vec::new(), 0)),
+        }
+    }
+
+    fn push(&self, batch: RecordBatch, out: &Sink<'_>) -> Result<()> {
+        if batch.num_rows() * 2 >= self.target {
+            return out(batch);
+        }
+        let ready = {
+            let mut pending = lock(&self.pending);
+            pending.1 += batch.num_rows();
+            pending.0.push(batch);
+            if pending.1 >= self.target {
+                pending.1 = 0;
+                Some(std::mem::take(&mut pending.0))
+            } else {
+                None
+            }
+        };
+        match ready {
+            Some(batches) => out(self.concat(&batches)?),
+            None => Ok(()),
+        }
+    }
+
+    /// Passes on what is left.
+    fn flush(&self, out: &Sink<'_>) -> Result<()> {
+        let batches = std::mem::take(&mut lock(&self.pending).0);
+        if batches.is_empty() {
+            return Ok(());
+        }
+        out(self.concat(&batches)?)
+    }
+
+    fn concat(&self, batches: &[RecordBatch]) -> Result<RecordBatch> {
+        let batch = arrow_select::concat::concat_batches(&self.schema, batches)
+            .map_err(|e| ExecError::arrow("joining small join output batches", e))?;
+        Ok(crate::kernels::compact_views(batch)?)
     }
 }

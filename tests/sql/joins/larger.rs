@@ -397,6 +397,16 @@ fn default_shuffle_hash_builds_the_side_that_is_really_smaller() {
     );
     let adapted = row_strings(&out.batches);
 
+    // The same under a default BROADCAST of an inner join (either side
+    // may be broadcast).
+    s.set("broadcast_threshold", "64MB").unwrap();
+    let (x, out) = s.explain_analyze(&format!("SELECT {body}")).unwrap();
+    let text = x.to_text();
+    assert!(text.contains("BROADCAST INNER build=big"), "{text}");
+    assert!(text.contains("adapted: built the right input"), "{text}");
+    assert_eq!(row_strings(&out.batches), adapted);
+    s.set("broadcast_threshold", "1KB").unwrap();
+
     let hinted = format!("SELECT /*+ SHUFFLE_HASH(big) */ {body}");
     let (x, out) = s.explain_analyze(&hinted).unwrap();
     assert!(!x.to_text().contains("adapted"), "{}", x.to_text());
