@@ -19,6 +19,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod error;
 pub mod io;
 pub mod measure;

@@ -188,6 +188,71 @@ pub fn join(workload: Workload, strategy: Strategy, batch_size: usize) -> Option
     })
 }
 
+/// The workload's join as SQL over tables `probe` and `build`, with
+/// `hint` (e.g. `BROADCAST(build)`) in the SELECT when given.
+pub fn sql(workload: Workload, hint: Option<&str>) -> String {
+    let condition = match workload {
+        Workload::Nlj => "probe.v < build.v",
+        Workload::Band => "probe.k = build.k AND probe.t BETWEEN build.t - 10 AND build.t + 10",
+        _ => "probe.k = build.k",
+    };
+    let hint = hint.map(|h| format!("/*+ {h} */ ")).unwrap_or_default();
+    format!("SELECT {hint}count(*) FROM probe JOIN build ON {condition}")
+}
+
+/// The hint a user would write for `workload`, following the Flink
+/// documents' advice: BROADCAST a small build side (fk_small, fk_medium,
+/// low_match: 1K to 1M rows against 10M), SHUFFLE_HASH two large sides
+/// (fk_large, zipf), SHUFFLE_MERGE a many-to-many join and a band join
+/// (m2n, band: the merge sorts once and finds the band by search),
+/// NEST_LOOP a join without equality (nlj).
+pub fn hint(workload: Workload) -> &'static str {
+    match workload {
+        Workload::FkSmall | Workload::FkMedium | Workload::LowMatch => "BROADCAST(build)",
+        Workload::FkLarge | Workload::Zipf => "SHUFFLE_HASH(build)",
+        Workload::M2n | Workload::Band => "SHUFFLE_MERGE(build)",
+        Workload::Nlj => "NEST_LOOP(build)",
+    }
+}
+
+/// What the planner chooses for `workload`'s join over `inputs` (with their
+/// row counts and sizes as the catalog's statistics), under `hint` or by
+/// default, with `config`'s settings (`broadcast_threshold`, ...).
+///
+/// # Errors
+///
+/// A planning error (a bad hint, every strategy disabled).
+pub fn planner_choice(
+    workload: Workload,
+    inputs: &Inputs,
+    hint: Option<&str>,
+    config: &tenon_planner::config::Config,
+) -> Result<tenon_planner::choose::PlannedJoin, tenon_planner::choose::PlanError> {
+    let mut catalog = tenon_planner::sql::Catalog::new();
+    for (name, input) in [("probe", &inputs.probe), ("build", &inputs.build)] {
+        let bytes: usize = input
+            .batches()
+            .iter()
+            .map(RecordBatch::get_array_memory_size)
+            .sum();
+        catalog.register_table_with_stats(
+            name,
+            input.schema().clone(),
+            tenon_planner::sql::TableStats {
+                row_count: Some(input.num_rows() as u64),
+                byte_size: Some(bytes as u64),
+                ..Default::default()
+            },
+        );
+    }
+    let plan = tenon_planner::choose::plan_joins(&sql(workload, hint), &catalog, config)?;
+    plan.joins.into_iter().next().ok_or_else(|| {
+        tenon_planner::choose::PlanError::from(tenon_planner::sql::SqlError::Plan(
+            "internal: the workload's query has no join".into(),
+        ))
+    })
+}
+
 /// Runs `join` over `inputs` the way the workload is measured: count only
 /// for nlj, count and payload sums otherwise.
 ///

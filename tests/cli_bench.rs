@@ -1,4 +1,6 @@
-//! `tenon bench` as a user runs it: output, and errors with exit code 2.
+//! `tenon bench` as a user runs it: output, the planner's choices and
+//! regret, `--json` / `--svg` files, `--baseline` exit codes, and errors
+//! with exit code 2.
 
 use std::process::Command;
 
@@ -32,7 +34,7 @@ fn bench_prints_one_line_per_workload_and_strategy() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), 8, "{text}");
     assert!(lines[0].starts_with("workload"));
     let expected = [
@@ -51,7 +53,7 @@ fn bench_prints_one_line_per_workload_and_strategy() {
     // fk_small: every probe row matches once; the strategies agree.
     let rows: Vec<&str> = lines[1..4]
         .iter()
-        .map(|l| l.split_whitespace().nth(4).unwrap())
+        .map(|l| l.split_whitespace().nth(5).unwrap())
         .collect();
     assert_eq!(rows, ["5000"; 3]);
 }
@@ -80,6 +82,7 @@ fn strategies_that_cannot_run_a_workload_are_skipped_with_a_note() {
     let names: Vec<(&str, &str)> = text
         .lines()
         .skip(1)
+        .take_while(|l| !l.is_empty())
         .map(|l| {
             let mut c = l.split_whitespace();
             (c.next().unwrap(), c.next().unwrap())
@@ -127,4 +130,148 @@ fn bad_numbers_are_usage_errors() {
         let out = tenon(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tenon-cli-bench-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn small_bench(extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "bench",
+        "--workload",
+        "fk_small",
+        "--workload",
+        "band",
+        "--scale",
+        "0.0005",
+        "--runs",
+        "3",
+        "--threads",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    tenon(&args)
+}
+
+/// The JSON file holds every measured run, the planner's default and hinted
+/// choices with their regret computed from the medians; the SVG is written.
+#[test]
+fn json_and_svg_hold_the_runs_choices_and_regret() {
+    let dir = temp_dir("json");
+    let (json, svg) = (dir.join("r.json"), dir.join("r.svg"));
+    let out = small_bench(&[
+        "--json",
+        json.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("fk_small   default BROADCAST (regret "),
+        "{text}"
+    );
+    assert!(
+        text.contains("hint SHUFFLE_MERGE(build) -> SHUFFLE_MERGE"),
+        "{text}"
+    );
+    let report =
+        tenon::bench::BenchReport::from_json(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report.settings.runs, 3);
+    assert_eq!(report.workloads.len(), 2);
+    for w in &report.workloads {
+        assert!(w.strategies.iter().all(|s| s.runs_s.len() == 3), "{w:?}");
+        let best = w
+            .strategies
+            .iter()
+            .map(|s| s.median_s())
+            .fold(f64::INFINITY, f64::min);
+        let chosen = w.timing(&w.default.strategy).unwrap().median_s();
+        assert!((w.regret(&w.default).unwrap() - chosen / best).abs() < 1e-12);
+        assert!(w.regret(&w.default).unwrap() >= 1.0);
+    }
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Rewrites every run time of a `--json` file with `f(median of that
+/// strategy) -> runs`.
+fn rewrite_runs(path: &std::path::Path, f: impl Fn(f64) -> Vec<f64>) {
+    let mut report =
+        tenon::bench::BenchReport::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for w in &mut report.workloads {
+        for s in &mut w.strategies {
+            s.runs_s = f(s.median_s());
+        }
+    }
+    std::fs::write(path, report.to_json()).unwrap();
+}
+
+/// `--baseline`: exit 1 naming what regressed when the baseline was far
+/// faster (an injected regression); exit 0 when the change is within the
+/// baseline's own spread of runs (noise).
+#[test]
+fn baseline_fails_on_a_regression_and_passes_on_noise() {
+    let dir = temp_dir("baseline");
+    let base = dir.join("base.json");
+    let out = small_bench(&["--json", base.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Injected regression: the baseline 100 times faster, with no spread.
+    let fast = dir.join("fast.json");
+    std::fs::copy(&base, &fast).unwrap();
+    rewrite_runs(&fast, |m| vec![m / 100.0; 3]);
+    let out = small_bench(&["--baseline", fast.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("REGRESSED"), "{text}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("regressed by more than 10%"), "{err}");
+
+    // Noise: the baseline's runs spread from a tenth to ten times its
+    // median, so any change short of tenfold is within it.
+    let noisy = dir.join("noisy.json");
+    std::fs::copy(&base, &noisy).unwrap();
+    rewrite_runs(&noisy, |m| vec![m / 10.0, m, m * 10.0]);
+    let out = small_bench(&[
+        "--baseline",
+        noisy.to_str().unwrap(),
+        "--max-regression",
+        "0",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("no regression")
+    );
+
+    // A file that is not a report is a usage error.
+    std::fs::write(dir.join("bad.json"), "{\"schema\": 1}").unwrap();
+    let out = small_bench(&["--baseline", dir.join("bad.json").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
 }

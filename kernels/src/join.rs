@@ -132,6 +132,15 @@ impl Join {
         }
     }
 
+    /// The memory budget the kernel reserves its tables and copies from.
+    pub fn memory(self, budget: crate::memory::MemoryBudget) -> Self {
+        match self {
+            Join::Hash(j) => Join::Hash(j.memory(budget)),
+            Join::SortMerge(j) => Join::SortMerge(j.memory(budget)),
+            Join::NestedLoop(j) => Join::NestedLoop(j.memory(budget)),
+        }
+    }
+
     /// Output only these columns of each side (`None`: all), in this order.
     pub fn projection(self, left: Option<Vec<usize>>, right: Option<Vec<usize>>) -> Self {
         match self {

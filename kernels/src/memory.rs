@@ -14,6 +14,8 @@ use crate::error::{KernelError, Result};
 struct Budget {
     limit: usize,
     used: AtomicUsize,
+    /// The most ever reserved at once.
+    peak: AtomicUsize,
 }
 
 /// A byte budget; clones share the same counter.
@@ -48,6 +50,7 @@ impl MemoryBudget {
             inner: Arc::new(Budget {
                 limit,
                 used: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
             }),
         }
     }
@@ -65,6 +68,11 @@ impl MemoryBudget {
     /// Bytes reserved now.
     pub fn used(&self) -> usize {
         self.inner.used.load(Ordering::Relaxed)
+    }
+
+    /// The most bytes ever reserved at once (`tenon bench`'s peak memory).
+    pub fn peak(&self) -> usize {
+        self.inner.peak.load(Ordering::Relaxed)
     }
 
     /// Reserves `bytes` for `what`, or fails without reserving anything.
@@ -119,7 +127,10 @@ impl MemoryReservation {
                 .used
                 .compare_exchange_weak(used, new, Ordering::Relaxed, Ordering::Relaxed)
             {
-                Ok(_) => break,
+                Ok(_) => {
+                    b.peak.fetch_max(new, Ordering::Relaxed);
+                    break;
+                }
                 Err(now) => used = now,
             }
         }

@@ -1,16 +1,21 @@
 //! `tenon bench`: the join strategies side by side on the synthetic
-//! workloads (timing table only for now; JSON output, baselines and the
-//! planner's choice come with issue 6).
+//! workloads, against what the planner chooses by default and under each
+//! workload's hint (regret = chosen / fastest); `--json` for machines,
+//! `--svg` for people, `--baseline` for CI (exit 1 past the threshold).
+//! The report, the comparison and the chart are [`tenon::bench`]'s.
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
+use tenon::bench::{BenchReport, Choice, Settings, StrategyTiming, WorkloadReport, compare, svg};
 use tenon::datasets::{Workload, generate};
-use tenon::kernels::Strategy;
+use tenon::kernels::{MemoryBudget, Strategy};
 use tenon::measure::JoinSummary;
 use tenon::suite;
 
-use super::CliError;
+use super::{CliError, write_text_atomically};
 
 /// Options of `tenon bench`.
 #[derive(Debug, Args)]
@@ -39,6 +44,24 @@ pub(crate) struct BenchArgs {
     /// Rows per input batch (the probe side is fed as batches of this size).
     #[arg(long, default_value_t = 8192)]
     batch_size: usize,
+    /// A planner setting KEY=VALUE for the default choice (repeatable),
+    /// e.g. broadcast_threshold=16MB or disabled_strategies=BROADCAST.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    settings: Vec<String>,
+    /// Write the results as JSON (schema in `tenon::bench::report`).
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+    /// Write a chart of the results as SVG.
+    #[arg(long, value_name = "PATH")]
+    svg: Option<PathBuf>,
+    /// Compare with an earlier `--json` file; exit 1 when a median grew by
+    /// more than --max-regression percent and by more than the baseline's
+    /// own spread of runs.
+    #[arg(long, value_name = "PATH")]
+    baseline: Option<PathBuf>,
+    /// The threshold of --baseline, in percent.
+    #[arg(long, default_value_t = 10.0, value_name = "PCT")]
+    max_regression: f64,
 }
 
 /// The strategies asked for: `None` for `all`.
@@ -88,6 +111,36 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
     if args.threads == Some(0) {
         return Err(CliError::usage("--threads must be at least 1"));
     }
+    if !(args.max_regression.is_finite() && args.max_regression >= 0.0) {
+        return Err(CliError::usage(format!(
+            "--max-regression must be a percentage of at least 0, got {}",
+            args.max_regression
+        )));
+    }
+    let mut config = tenon::Config::default();
+    for pair in &args.settings {
+        config
+            .set_pair(pair)
+            .map_err(|e| CliError::usage(format!("--set: {e}")))?;
+    }
+    // Read the baseline first: a bad file is reported before minutes of runs.
+    let baseline = match &args.baseline {
+        None => None,
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                CliError::usage(format!(
+                    "--baseline {}: cannot read it: {e}",
+                    path.display()
+                ))
+            })?;
+            Some(BenchReport::from_json(&text).map_err(|e| {
+                CliError::usage(format!(
+                    "--baseline {}: not a `tenon bench --json` file: {e}",
+                    path.display()
+                ))
+            })?)
+        }
+    };
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -95,16 +148,46 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         .num_threads(threads)
         .build()
         .map_err(|e| CliError::exec(format!("cannot start {threads} worker threads: {e}")))?;
-    println!(
-        "{:<10} {:<13} {:>10} {:>10} {:>12} {:>13} {:>7}",
-        "workload", "strategy", "median_s", "min_s", "out_rows", "probe_Mrows/s", "vs_best"
-    );
-    for w in workloads {
+    let progress = std::io::stderr().is_terminal();
+    let mut report = BenchReport {
+        tenon_version: env!("CARGO_PKG_VERSION").to_string(),
+        settings: Settings {
+            threads,
+            runs: args.runs,
+            scale: args.scale,
+            seed: args.seed,
+            batch_size: args.batch_size,
+        },
+        workloads: Vec::new(),
+    };
+    for (wi, &w) in workloads.iter().enumerate() {
+        let inputs = suite::inputs(w, generate(w, args.scale, args.seed), args.batch_size);
+        let plan = |hint: Option<&str>| -> Result<Choice, CliError> {
+            let planned = suite::planner_choice(w, &inputs, hint, &config)
+                .map_err(|e| CliError::usage(format!("{w}: the planner refused its join: {e}")))?;
+            Ok(Choice {
+                strategy: planned.strategy.name().to_string(),
+                hint: hint.map(str::to_string),
+                reason: planned.reason,
+            })
+        };
+        let default = plan(None)?;
+        let hinted = plan(Some(suite::hint(w)))?;
         let valid = suite::strategies(w, false);
-        let chosen: Vec<Strategy> = match &asked {
+        let mut chosen: Vec<Strategy> = match &asked {
             None => suite::strategies(w, true),
             Some(list) => list.iter().copied().filter(|s| valid.contains(s)).collect(),
         };
+        if asked.is_none() {
+            // The planner's choices are measured too, so that regret is known.
+            for c in [&default, &hinted] {
+                if let Some(s) = Strategy::from_name(&c.strategy)
+                    && !chosen.contains(&s)
+                {
+                    chosen.push(s);
+                }
+            }
+        }
         if chosen.is_empty() {
             eprintln!(
                 "note: {w}: none of the strategies asked for can run it (it takes {})",
@@ -116,25 +199,35 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             );
             continue;
         }
-        let inputs = suite::inputs(w, generate(w, args.scale, args.seed), args.batch_size);
-        let n_probe = inputs.probe.num_rows();
-        let mut results = Vec::new();
+        let mut timings = Vec::new();
         let mut answer: Option<(Strategy, JoinSummary)> = None;
         for strategy in chosen {
             let Some(join) = suite::join(w, strategy, args.batch_size) else {
                 continue;
             };
-            let mut times = Vec::with_capacity(args.runs);
+            let mut runs_s = Vec::with_capacity(args.runs);
+            let mut peak = 0usize;
             let mut summary = None;
             // One warm-up run, then the timed runs.
             for run in 0..=args.runs {
+                if progress {
+                    eprint!(
+                        "\r\x1b[K[{}/{}] {w} {strategy} run {run}/{}",
+                        wi + 1,
+                        workloads.len(),
+                        args.runs
+                    );
+                }
+                let budget = MemoryBudget::unlimited();
+                let measured = join.clone().memory(budget.clone());
                 let start = Instant::now();
                 let s = pool
-                    .install(|| suite::measure(&join, &inputs))
+                    .install(|| suite::measure(&measured, &inputs))
                     .map_err(|e| CliError::exec(format!("{w} {strategy}: {e}")))?;
                 if run > 0 {
-                    times.push(start.elapsed().as_secs_f64());
+                    runs_s.push(start.elapsed().as_secs_f64());
                 }
+                peak = peak.max(budget.peak());
                 summary = Some(s);
             }
             let Some(summary) = summary else { continue };
@@ -149,22 +242,123 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             } else {
                 answer = Some((strategy, summary));
             }
-            times.sort_by(f64::total_cmp);
-            results.push((strategy, times[times.len() / 2], times[0], summary.rows));
+            timings.push(StrategyTiming {
+                strategy: strategy.name().to_string(),
+                runs_s,
+                peak_memory_bytes: peak as u64,
+            });
         }
-        let best = results.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
-        for (strategy, median, min, rows) in results {
+        if progress {
+            eprint!("\r\x1b[K");
+        }
+        report.workloads.push(WorkloadReport {
+            workload: w.name().to_string(),
+            probe_rows: inputs.probe.num_rows() as u64,
+            build_rows: inputs.build.num_rows() as u64,
+            output_rows: answer.map_or(0, |(_, s)| s.rows),
+            strategies: timings,
+            default,
+            hinted,
+        });
+    }
+    print_table(&report);
+    if let Some(path) = &args.json {
+        write_text_atomically(path, &report.to_json())?;
+    }
+    if let Some(path) = &args.svg {
+        write_text_atomically(path, &svg::chart(&report))?;
+    }
+    if let Some(base) = &baseline {
+        let c = compare(base, &report, args.max_regression);
+        println!();
+        println!(
+            "against the baseline (regression: median +{}% and more than the baseline's spread):",
+            args.max_regression
+        );
+        for ch in &c.changes {
             println!(
-                "{:<10} {:<13} {:>10.4} {:>10.4} {:>12} {:>13.1} {:>7.2}",
-                w.name(),
-                strategy.name(),
+                "  {:<10} {:<13} {:>9.4} s -> {:>9.4} s  {:>+7.1}%  (baseline spread {:.4} s){}",
+                ch.workload,
+                ch.strategy,
+                ch.baseline_s,
+                ch.current_s,
+                ch.change_pct,
+                ch.baseline_spread_s,
+                if ch.regressed { "  REGRESSED" } else { "" }
+            );
+        }
+        for u in &c.unmatched {
+            println!("  {u}");
+        }
+        let n = c.regressions().count();
+        if n > 0 {
+            return Err(CliError {
+                code: 1,
+                message: format!(
+                    "{n} figure(s) regressed by more than {}% against {}",
+                    args.max_regression,
+                    args.baseline
+                        .as_ref()
+                        .map_or(String::new(), |p| p.display().to_string())
+                ),
+            });
+        }
+        println!("no regression");
+    }
+    Ok(())
+}
+
+/// The terminal table: one line per strategy, then the planner's choices.
+fn print_table(report: &BenchReport) {
+    println!(
+        "{:<10} {:<13} {:>10} {:>10} {:>10} {:>12} {:>13} {:>9} {:>7}  chosen",
+        "workload",
+        "strategy",
+        "median_s",
+        "min_s",
+        "max_s",
+        "out_rows",
+        "probe_Mrows/s",
+        "peak_MiB",
+        "vs_best"
+    );
+    for w in &report.workloads {
+        let best = w.fastest().map_or(0.0, StrategyTiming::median_s);
+        for t in &w.strategies {
+            let median = t.median_s();
+            let mut marks = Vec::new();
+            if t.strategy == w.default.strategy {
+                marks.push("default");
+            }
+            if t.strategy == w.hinted.strategy {
+                marks.push("hint");
+            }
+            println!(
+                "{:<10} {:<13} {:>10.4} {:>10.4} {:>10.4} {:>12} {:>13.1} {:>9.1} {:>7.2}  {}",
+                w.workload,
+                t.strategy,
                 median,
-                min,
-                rows,
-                n_probe as f64 / median / 1e6,
-                median / best
+                t.min_s(),
+                t.max_s(),
+                w.output_rows,
+                w.probe_rows as f64 / median.max(1e-12) / 1e6,
+                t.peak_memory_bytes as f64 / (1 << 20) as f64,
+                if best > 0.0 { median / best } else { 0.0 },
+                marks.join(",")
             );
         }
     }
-    Ok(())
+    println!();
+    for w in &report.workloads {
+        let regret = |c: &Choice| w.regret(c).map_or("n/a".to_string(), |r| format!("{r:.2}"));
+        println!(
+            "{:<10} default {} (regret {}); hint {} -> {} (regret {})",
+            w.workload,
+            w.default.strategy,
+            regret(&w.default),
+            w.hinted.hint.as_deref().unwrap_or(""),
+            w.hinted.strategy,
+            regret(&w.hinted)
+        );
+    }
 }

@@ -4,13 +4,29 @@
 //! the eight TPC-H tables (tpchgen, generated in parallel) as
 //! `DIR/<table>.<ext>`, each file complete or absent (written to a
 //! temporary file and renamed).
+//!
+//! `tenon gen synth WORKLOAD --out DIR [--rows N] [--seed S] [--format ...]`
+//! writes the two tables of a synthetic join workload (`tenon::datasets`) as
+//! `DIR/probe.<ext>` and `DIR/build.<ext>`, and prints one line per file to
+//! stdout. `--rows` sets the probe side's row count; the build side scales by
+//! the same factor. The data is a pure function of (workload, rows, seed).
 
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
+use arrow_array::RecordBatch;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::CliError;
+use tenon::datasets::{Workload, generate, split_batches};
 use tenon::io::{OutputFormat, write_to_path};
+
+/// The largest scale (multiple of a workload's full size) `gen synth` writes.
+const MAX_SYNTH_SCALE: usize = 10;
+
+/// Rows per record batch handed to the writers (an Arrow IPC file keeps
+/// these batches; Parquet row groups and CSV do not depend on them).
+const SYNTH_BATCH_ROWS: usize = 65_536;
 
 /// Arguments of `tenon gen`.
 #[derive(Debug, Args)]
@@ -24,6 +40,9 @@ enum GenCommand {
     /// The eight TPC-H tables (region, nation, supplier, customer, part,
     /// partsupp, orders, lineitem) at a scale factor.
     Tpch(TpchArgs),
+    /// The probe and build tables of a synthetic join workload (fk_small,
+    /// fk_medium, fk_large, zipf, low_match, m2n, band, nlj).
+    Synth(SynthArgs),
 }
 
 /// Arguments of `tenon gen tpch`.
@@ -35,6 +54,29 @@ struct TpchArgs {
     /// Directory to write the tables to (created if missing).
     #[arg(long)]
     out: PathBuf,
+    /// File format.
+    #[arg(long, value_enum, default_value_t = FileFormat::Parquet)]
+    format: FileFormat,
+}
+
+/// Arguments of `tenon gen synth`.
+#[derive(Debug, Args)]
+struct SynthArgs {
+    /// Workload: fk_small, fk_medium, fk_large, zipf, low_match, m2n, band
+    /// or nlj (see datasets/README.md).
+    workload: String,
+    /// Directory to write probe.<ext> and build.<ext> to (created if
+    /// missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Probe-side rows (at least 1, at most 10 times the full size); the
+    /// build side scales by the same factor. Default: the full size (e.g.
+    /// 10M probe rows for fk_small).
+    #[arg(long, value_name = "N")]
+    rows: Option<usize>,
+    /// Seed of the generator: the same seed gives byte-identical files.
+    #[arg(long, value_name = "S", default_value_t = 42)]
+    seed: u64,
     /// File format.
     #[arg(long, value_enum, default_value_t = FileFormat::Parquet)]
     format: FileFormat,
@@ -61,6 +103,7 @@ impl FileFormat {
 pub(crate) fn run(args: GenArgs) -> Result<(), CliError> {
     match args.what {
         GenCommand::Tpch(a) => tpch(a),
+        GenCommand::Synth(a) => synth(a),
     }
 }
 
@@ -89,4 +132,130 @@ fn tpch(args: TpchArgs) -> Result<(), CliError> {
         eprintln!("{name}: {rows} rows -> {}", path.display());
     }
     Ok(())
+}
+
+/// The generator scale that gives `workload` `rows` probe rows, or a usage
+/// error for a row count of 0 or beyond [`MAX_SYNTH_SCALE`] times the full
+/// size.
+fn synth_scale(workload: Workload, rows: Option<usize>) -> Result<f64, CliError> {
+    let (full_probe, _) = workload.full_size();
+    let Some(rows) = rows else {
+        return Ok(1.0);
+    };
+    if rows == 0 {
+        return Err(CliError::usage(
+            "--rows 0: the probe side needs at least 1 row",
+        ));
+    }
+    let max = full_probe * MAX_SYNTH_SCALE;
+    if rows > max {
+        return Err(CliError::usage(format!(
+            "--rows {rows}: at most {max} rows for {workload} ({MAX_SYNTH_SCALE} times its \
+             full size of {full_probe} probe rows); use a smaller --rows"
+        )));
+    }
+    Ok(rows as f64 / full_probe as f64)
+}
+
+fn synth(args: SynthArgs) -> Result<(), CliError> {
+    let workload: Workload = args
+        .workload
+        .parse()
+        .map_err(|e| CliError::usage(format!("{e}")))?;
+    let scale = synth_scale(workload, args.rows)?;
+    std::fs::create_dir_all(&args.out).map_err(|e| {
+        CliError::exec(format!(
+            "cannot create the output directory {}: {e}",
+            args.out.display()
+        ))
+    })?;
+    let (format, ext) = args.format.output();
+    let progress = Progress::new();
+    progress.show(&format!("generating {workload} (seed {})", args.seed));
+    let tables = generate(workload, scale, args.seed);
+    if let Some(rows) = args.rows {
+        debug_assert_eq!(tables.probe.num_rows(), rows);
+    }
+    let probe_path = args.out.join(format!("probe.{ext}"));
+    let build_path = args.out.join(format!("build.{ext}"));
+    progress.show(&format!(
+        "writing {} and {}",
+        probe_path.display(),
+        build_path.display()
+    ));
+    // The two files are independent: write them side by side.
+    let (probe_written, build_written) = rayon::join(
+        || write_table(&tables.probe, format, &probe_path),
+        || write_table(&tables.build, format, &build_path),
+    );
+    progress.clear();
+    // Report what was written even if the other file failed.
+    let mut stdout = std::io::stdout().lock();
+    let mut first_error = None;
+    for (name, batch, path, written) in [
+        ("probe", &tables.probe, &probe_path, probe_written),
+        ("build", &tables.build, &build_path, build_written),
+    ] {
+        match written {
+            Ok(()) => {
+                // A closed stdout must not turn a finished write into a
+                // failure: the files are complete either way.
+                let _ = writeln!(
+                    stdout,
+                    "{name}: {} rows -> {}",
+                    batch.num_rows(),
+                    path.display()
+                );
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Writes `batch` to `path` (complete or absent) in batches of
+/// [`SYNTH_BATCH_ROWS`] rows.
+fn write_table(batch: &RecordBatch, format: OutputFormat, path: &Path) -> Result<(), CliError> {
+    write_to_path(
+        &split_batches(batch, SYNTH_BATCH_ROWS),
+        &batch.schema(),
+        format,
+        path,
+    )
+    .map_err(|e| CliError::exec(e.to_string()))
+}
+
+/// A one-line status on stderr, shown only when stderr is a terminal (no
+/// output at all otherwise).
+struct Progress {
+    on: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Progress {
+            on: std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// Replaces the status line with `message`.
+    fn show(&self, message: &str) {
+        if self.on {
+            eprint!("\r\x1b[2K{message}...");
+            let _ = std::io::stderr().flush();
+        }
+    }
+
+    /// Erases the status line.
+    fn clear(&self) {
+        if self.on {
+            eprint!("\r\x1b[2K");
+            let _ = std::io::stderr().flush();
+        }
+    }
 }

@@ -23,7 +23,7 @@ enum Command {
     Query(query::QueryArgs),
     /// Time the join strategies on the synthetic workloads.
     Bench(bench::BenchArgs),
-    /// Write benchmark data (TPC-H tables) to files.
+    /// Write benchmark data (TPC-H tables, synthetic workloads) to files.
     Gen(generate::GenArgs),
 }
 
@@ -50,6 +50,25 @@ impl CliError {
             message: message.into(),
         }
     }
+}
+
+/// Writes `text` to `path` completely or not at all (a temporary file in
+/// the same directory, then renamed).
+pub(crate) fn write_text_atomically(path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let tmp = path.with_file_name(format!(".{name}.tenon-tmp-{}", std::process::id()));
+    let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(CliError::exec(format!(
+            "cannot write {}: {e}; check that the directory exists and is writable",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 pub(crate) fn main() -> ExitCode {

@@ -121,7 +121,7 @@ fn session(args: &QueryArgs) -> Result<Session, CliError> {
 /// Writes text (a plan) to the output.
 fn emit_text(text: &str, output: &Option<PathBuf>) -> Result<(), CliError> {
     match output {
-        Some(path) => write_text_atomically(path, text),
+        Some(path) => super::write_text_atomically(path, text),
         None => {
             let mut out = std::io::stdout().lock();
             out.write_all(text.as_bytes())
@@ -129,23 +129,6 @@ fn emit_text(text: &str, output: &Option<PathBuf>) -> Result<(), CliError> {
                 .map_err(|e| CliError::exec(format!("cannot write to stdout: {e}")))
         }
     }
-}
-
-fn write_text_atomically(path: &PathBuf, text: &str) -> Result<(), CliError> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
-    let tmp = path.with_file_name(format!(".{name}.tenon-tmp-{}", std::process::id()));
-    let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(CliError::exec(format!(
-            "cannot write {}: {e}; check that the directory exists and is writable",
-            path.display()
-        )));
-    }
-    Ok(())
 }
 
 fn emit_result(
