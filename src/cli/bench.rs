@@ -8,9 +8,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use arrow_array::RecordBatch;
 use clap::Args;
 use tenon::bench::{BenchReport, Choice, Settings, StrategyTiming, WorkloadReport, compare, svg};
-use tenon::datasets::{Workload, generate};
+use tenon::datasets::{Tables, Workload, generate};
 use tenon::kernels::{MemoryBudget, Strategy};
 use tenon::measure::JoinSummary;
 use tenon::suite;
@@ -41,6 +42,11 @@ pub(crate) struct BenchArgs {
     /// Seed of the data generator.
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Read each workload from DIR/<workload>/probe.* and build.* (as
+    /// written by `tenon gen synth <workload> --out DIR/<workload>`)
+    /// instead of generating it (--scale and --seed then do not apply).
+    #[arg(long, value_name = "DIR")]
+    data: Option<PathBuf>,
     /// Rows per input batch (the probe side is fed as batches of this size).
     #[arg(long, default_value_t = 8192)]
     batch_size: usize,
@@ -161,7 +167,11 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         workloads: Vec::new(),
     };
     for (wi, &w) in workloads.iter().enumerate() {
-        let inputs = suite::inputs(w, generate(w, args.scale, args.seed), args.batch_size);
+        let tables = match &args.data {
+            Some(dir) => load_workload(dir, w)?,
+            None => generate(w, args.scale, args.seed),
+        };
+        let inputs = suite::inputs(w, tables, args.batch_size);
         let plan = |hint: Option<&str>| -> Result<Choice, CliError> {
             let planned = suite::planner_choice(w, &inputs, hint, &config)
                 .map_err(|e| CliError::usage(format!("{w}: the planner refused its join: {e}")))?;
@@ -306,6 +316,50 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         println!("no regression");
     }
     Ok(())
+}
+
+/// Workload `w`'s two tables from `dir/<w>/probe.*` and `build.*`, each as
+/// one batch, with the columns `tenon gen synth` writes.
+fn load_workload(dir: &std::path::Path, w: Workload) -> Result<Tables, CliError> {
+    let expected = generate(w, 1e-9, 0);
+    let side = |name: &str, want: &RecordBatch| -> Result<RecordBatch, CliError> {
+        let folder = dir.join(w.name());
+        let path = ["parquet", "arrow", "csv"]
+            .iter()
+            .map(|ext| folder.join(format!("{name}.{ext}")))
+            .find(|p| p.exists())
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                    "--data: no {name}.parquet, {name}.arrow or {name}.csv in {}; write it with \
+                     `tenon gen synth {w} --out {}`",
+                    folder.display(),
+                    folder.display()
+                ))
+            })?;
+        let table = tenon::io::read_table(&path, 1 << 16)
+            .map_err(|e| CliError::usage(format!("--data: {e}")))?;
+        let shape = |s: &arrow_schema::Schema| -> Vec<(String, arrow_schema::DataType)> {
+            s.fields()
+                .iter()
+                .map(|f| (f.name().clone(), f.data_type().clone()))
+                .collect()
+        };
+        if shape(&table.schema) != shape(&want.schema()) {
+            return Err(CliError::usage(format!(
+                "--data: {} has the columns {:?}, but {w} needs {:?}; write it with \
+                 `tenon gen synth {w}`",
+                path.display(),
+                shape(&table.schema),
+                shape(&want.schema())
+            )));
+        }
+        arrow_select::concat::concat_batches(&want.schema(), &table.batches)
+            .map_err(|e| CliError::usage(format!("--data: {}: {e}", path.display())))
+    };
+    Ok(Tables {
+        probe: side("probe", &expected.probe)?,
+        build: side("build", &expected.build)?,
+    })
 }
 
 /// The terminal table: one line per strategy, then the planner's choices.
