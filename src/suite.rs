@@ -253,6 +253,19 @@ pub fn planner_choice(
     })
 }
 
+/// [`measure`] under a name of its own, never inlined: `tenon bench
+/// --measure instructions` counts the instructions executed inside this
+/// function (callgrind's `--toggle-collect`), so it is what the bench
+/// calls for every measured run.
+///
+/// # Errors
+///
+/// As [`measure`].
+#[inline(never)]
+pub fn callgrind_measured_region(join: &Join, inputs: &Inputs) -> Result<JoinSummary, KernelError> {
+    measure(join, inputs)
+}
+
 /// Runs `join` over `inputs` the way the workload is measured: count only
 /// for nlj, count and payload sums otherwise.
 ///

@@ -334,3 +334,79 @@ fn data_dir_reads_gen_synth_output() {
     assert!(err.contains("tenon gen synth nlj"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--measure instructions` (valgrind's callgrind, one thread): the count
+/// of a run repeats exactly, goes to the JSON, and `--baseline` compares
+/// counts: an injected 50% more instructions in this run fails it.
+#[test]
+fn instruction_counts_repeat_and_drive_the_baseline() {
+    let has_valgrind = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_valgrind {
+        eprintln!("valgrind is not installed: --measure instructions cannot be checked here");
+        let out = tenon(&["bench", "--measure", "instructions", "--workload", "nlj"]);
+        assert_eq!(out.status.code(), Some(2));
+        return;
+    }
+    let dir = temp_dir("instructions");
+    let json = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "bench",
+            "--measure",
+            "instructions",
+            "--workload",
+            "nlj",
+            "--scale",
+            "0.005",
+            "--runs",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        tenon(&args)
+    };
+    let (a, b) = (json("a.json"), json("b.json"));
+    for path in [&a, &b] {
+        let out = run(&["--json", path]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let read = |p: &str| {
+        tenon::bench::BenchReport::from_json(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let (ra, rb) = (read(&a), read(&b));
+    let count = |r: &tenon::bench::BenchReport| r.workloads[0].strategies[0].instructions;
+    assert!(count(&ra).is_some_and(|n| n > 0), "{ra:?}");
+    assert_eq!(count(&ra), count(&rb));
+
+    // The baseline had a third fewer instructions: this run is 50% more.
+    let mut fewer = ra.clone();
+    fewer.workloads[0].strategies[0].instructions = count(&ra).map(|n| n * 2 / 3);
+    let base = json("fewer.json");
+    std::fs::write(&base, fewer.to_json()).unwrap();
+    let out = run(&["--baseline", &base, "--max-regression", "5"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("instructions")
+    );
+    let out = run(&["--baseline", &a, "--max-regression", "1"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,7 +10,11 @@
 //!   showed is not evidence of a regression.
 //!
 //! Figures are the medians of each (workload, strategy) measured in both
-//! runs. A workload or strategy in only one of them is listed, not judged.
+//! runs; when both runs counted its instructions (`--measure
+//! instructions`), the instruction counts instead, which repeat exactly
+//! for the same code and data (their spread is 0: only the threshold
+//! applies). A workload or strategy in only one of them is listed, not
+//! judged.
 
 use super::report::BenchReport;
 
@@ -21,11 +25,13 @@ pub struct Change {
     pub workload: String,
     /// The strategy.
     pub strategy: String,
-    /// The baseline's median seconds.
+    /// What is compared: `"median_s"` or `"instructions"`.
+    pub measure: &'static str,
+    /// The baseline's median seconds (or instructions).
     pub baseline_s: f64,
-    /// The baseline's slowest run minus its fastest.
+    /// The baseline's slowest run minus its fastest (0 for instructions).
     pub baseline_spread_s: f64,
-    /// The current median seconds.
+    /// The current median seconds (or instructions).
     pub current_s: f64,
     /// Change of the median in percent of the baseline's (positive: slower).
     pub change_pct: f64,
@@ -70,14 +76,22 @@ pub fn compare(
                 ));
                 continue;
             };
-            let (base, cur) = (bs.median_s(), cs.median_s());
-            let spread = bs.max_s() - bs.min_s();
+            let (measure, base, cur, spread) = match (bs.instructions, cs.instructions) {
+                (Some(b), Some(c)) => ("instructions", b as f64, c as f64, 0.0),
+                _ => (
+                    "median_s",
+                    bs.median_s(),
+                    cs.median_s(),
+                    bs.max_s() - bs.min_s(),
+                ),
+            };
             let change_pct = if base > 0.0 {
                 (cur - base) / base * 100.0
             } else {
                 0.0
             };
             changes.push(Change {
+                measure,
                 workload: cw.workload.clone(),
                 strategy: cs.strategy.clone(),
                 baseline_s: base,
@@ -112,6 +126,7 @@ mod tests {
                 strategy: s.to_string(),
                 runs_s: t.clone(),
                 peak_memory_bytes: 0,
+                instructions: None,
             })
             .collect();
         r
@@ -141,6 +156,20 @@ mod tests {
         // faster is never a regression
         let cur = report(&[("BROADCAST", vec![0.05, 0.05, 0.05])]);
         assert_eq!(compare(&base, &cur, 10.0).regressions().count(), 0);
+    }
+
+    #[test]
+    fn instruction_counts_are_compared_when_both_runs_have_them() {
+        let mut base = report(&[("BROADCAST", vec![0.1, 0.1, 0.1])]);
+        let mut cur = report(&[("BROADCAST", vec![0.1, 0.1, 0.1])]);
+        base.workloads[0].strategies[0].instructions = Some(1_000_000);
+        cur.workloads[0].strategies[0].instructions = Some(1_030_000);
+        let c = compare(&base, &cur, 2.0);
+        assert_eq!(c.changes[0].measure, "instructions");
+        assert_eq!(c.regressions().count(), 1, "{c:?}");
+        assert_eq!(compare(&base, &cur, 5.0).regressions().count(), 0);
+        cur.workloads[0].strategies[0].instructions = None;
+        assert_eq!(compare(&base, &cur, 2.0).changes[0].measure, "median_s");
     }
 
     #[test]

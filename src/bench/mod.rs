@@ -38,11 +38,13 @@ pub(crate) mod tests {
                         strategy: "BROADCAST".into(),
                         runs_s: vec![0.012, 0.010, 0.011],
                         peak_memory_bytes: 4096,
+                        instructions: Some(1_000_000),
                     },
                     StrategyTiming {
                         strategy: "SHUFFLE_HASH".into(),
                         runs_s: vec![0.020, 0.022, 0.021],
                         peak_memory_bytes: 8192,
+                        instructions: None,
                     },
                 ],
                 default: choice("SHUFFLE_HASH", None),

@@ -15,7 +15,8 @@
 //!       "runs_s": [0.0061, 0.0060, ...],        // every timed run, in order
 //!       "median_s": 0.0060, "min_s": 0.0059, "max_s": 0.0065,
 //!       "probe_rows_per_s": 1.6e8,               // probe rows / median
-//!       "peak_memory_bytes": 24576               // most the kernel reserved at once
+//!       "peak_memory_bytes": 24576,              // most the kernel reserved at once
+//!       "instructions": 1234567                  // one run, callgrind, 1 thread; or null
 //!     }, ...],
 //!     "fastest": "SHUFFLE_HASH",
 //!     "default": {"strategy": "BROADCAST", "hint": null,
@@ -90,6 +91,9 @@ pub struct StrategyTiming {
     /// Peak bytes the kernel reserved (tables, copies, sort buffers; the
     /// inputs and the output are not counted), the largest over the runs.
     pub peak_memory_bytes: u64,
+    /// Instructions of one run, counted by callgrind on one thread
+    /// (`--measure instructions`); `None` when not counted.
+    pub instructions: Option<u64>,
 }
 
 /// What the planner chose for a workload, and how that turned out.
@@ -222,6 +226,7 @@ fn workload_json(w: &WorkloadReport) -> Value {
                 "max_s": s.max_s(),
                 "probe_rows_per_s": if median > 0.0 { w.probe_rows as f64 / median } else { 0.0 },
                 "peak_memory_bytes": s.peak_memory_bytes,
+                "instructions": s.instructions,
             })
         })
         .collect();
@@ -260,10 +265,17 @@ fn workload_from(v: &Value, at: &str) -> Result<WorkloadReport, String> {
                         .ok_or_else(|| format!("{at}.runs_s holds a value that is not a number"))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
+            let instructions = match so.get("instructions") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(v.as_u64().ok_or_else(|| {
+                    format!("{at}.instructions must be a non-negative integer or null")
+                })?),
+            };
             Ok(StrategyTiming {
                 strategy: str_field(so, "strategy", &at)?.to_string(),
                 runs_s,
                 peak_memory_bytes: u64_field(so, "peak_memory_bytes", &at)?,
+                instructions,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;

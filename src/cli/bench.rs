@@ -36,9 +36,15 @@ pub(crate) struct BenchArgs {
     /// Timed runs per strategy (the median is reported).
     #[arg(long, default_value_t = 5)]
     runs: usize,
-    /// Fraction of the full workload size (1.0 = 10M probe rows).
-    #[arg(long, default_value_t = 1.0)]
-    scale: f64,
+    /// Fraction of the full workload size (1.0 = 10M probe rows; default
+    /// 1.0, or 0.01 with --measure instructions).
+    #[arg(long)]
+    scale: Option<f64>,
+    /// What to measure besides wall time: `instructions` also counts each
+    /// strategy's instructions with valgrind's callgrind on one thread
+    /// (repeatable exactly, for CI baselines; about 50x slower per run).
+    #[arg(long, value_enum, default_value_t = Measure::Time)]
+    measure: Measure,
     /// Seed of the data generator.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -68,6 +74,15 @@ pub(crate) struct BenchArgs {
     /// The threshold of --baseline, in percent.
     #[arg(long, default_value_t = 10.0, value_name = "PCT")]
     max_regression: f64,
+}
+
+/// What `tenon bench` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Measure {
+    /// Wall time only.
+    Time,
+    /// Wall time, and instructions counted by callgrind.
+    Instructions,
 }
 
 /// The strategies asked for: `None` for `all`.
@@ -105,11 +120,17 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
     if args.runs == 0 {
         return Err(CliError::usage("--runs must be at least 1"));
     }
-    if !(args.scale > 0.0 && args.scale <= 10.0) {
+    let scale = args.scale.unwrap_or(match args.measure {
+        Measure::Time => 1.0,
+        Measure::Instructions => 0.01,
+    });
+    if !(scale > 0.0 && scale <= 10.0) {
         return Err(CliError::usage(format!(
-            "--scale must be in (0, 10], got {}",
-            args.scale
+            "--scale must be in (0, 10], got {scale}"
         )));
+    }
+    if args.measure == Measure::Instructions {
+        super::callgrind::check()?;
     }
     if args.batch_size == 0 {
         return Err(CliError::usage("--batch-size must be at least 1"));
@@ -160,7 +181,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         settings: Settings {
             threads,
             runs: args.runs,
-            scale: args.scale,
+            scale,
             seed: args.seed,
             batch_size: args.batch_size,
         },
@@ -169,7 +190,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
     for (wi, &w) in workloads.iter().enumerate() {
         let tables = match &args.data {
             Some(dir) => load_workload(dir, w)?,
-            None => generate(w, args.scale, args.seed),
+            None => generate(w, scale, args.seed),
         };
         let inputs = suite::inputs(w, tables, args.batch_size);
         let plan = |hint: Option<&str>| -> Result<Choice, CliError> {
@@ -232,7 +253,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
                 let measured = join.clone().memory(budget.clone());
                 let start = Instant::now();
                 let s = pool
-                    .install(|| suite::measure(&measured, &inputs))
+                    .install(|| suite::callgrind_measured_region(&measured, &inputs))
                     .map_err(|e| CliError::exec(format!("{w} {strategy}: {e}")))?;
                 if run > 0 {
                     runs_s.push(start.elapsed().as_secs_f64());
@@ -252,10 +273,32 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             } else {
                 answer = Some((strategy, summary));
             }
+            let instructions = match args.measure {
+                Measure::Time => None,
+                Measure::Instructions => {
+                    if progress {
+                        eprint!(
+                            "\r\x1b[K[{}/{}] {w} {strategy}: callgrind",
+                            wi + 1,
+                            workloads.len()
+                        );
+                    }
+                    Some(super::callgrind::count(&super::callgrind::Child {
+                        workload: w.name(),
+                        strategy: strategy.name(),
+                        scale,
+                        seed: args.seed,
+                        batch_size: args.batch_size,
+                        data: args.data.as_deref(),
+                        settings: &args.settings,
+                    })?)
+                }
+            };
             timings.push(StrategyTiming {
                 strategy: strategy.name().to_string(),
                 runs_s,
                 peak_memory_bytes: peak as u64,
+                instructions,
             });
         }
         if progress {
@@ -286,16 +329,23 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             args.max_regression
         );
         for ch in &c.changes {
-            println!(
-                "  {:<10} {:<13} {:>9.4} s -> {:>9.4} s  {:>+7.1}%  (baseline spread {:.4} s){}",
-                ch.workload,
-                ch.strategy,
-                ch.baseline_s,
-                ch.current_s,
-                ch.change_pct,
-                ch.baseline_spread_s,
-                if ch.regressed { "  REGRESSED" } else { "" }
-            );
+            let mark = if ch.regressed { "  REGRESSED" } else { "" };
+            if ch.measure == "instructions" {
+                println!(
+                    "  {:<10} {:<13} {:>12} -> {:>12} instructions  {:>+7.2}%{mark}",
+                    ch.workload, ch.strategy, ch.baseline_s, ch.current_s, ch.change_pct,
+                );
+            } else {
+                println!(
+                    "  {:<10} {:<13} {:>9.4} s -> {:>9.4} s  {:>+7.1}%  (baseline spread {:.4} s){mark}",
+                    ch.workload,
+                    ch.strategy,
+                    ch.baseline_s,
+                    ch.current_s,
+                    ch.change_pct,
+                    ch.baseline_spread_s,
+                );
+            }
         }
         for u in &c.unmatched {
             println!("  {u}");
@@ -380,12 +430,15 @@ fn print_table(report: &BenchReport) {
         let best = w.fastest().map_or(0.0, StrategyTiming::median_s);
         for t in &w.strategies {
             let median = t.median_s();
-            let mut marks = Vec::new();
+            let mut marks: Vec<String> = Vec::new();
             if t.strategy == w.default.strategy {
-                marks.push("default");
+                marks.push("default".into());
             }
             if t.strategy == w.hinted.strategy {
-                marks.push("hint");
+                marks.push("hint".into());
+            }
+            if let Some(n) = t.instructions {
+                marks.push(format!("instructions={n}"));
             }
             println!(
                 "{:<10} {:<13} {:>10.4} {:>10.4} {:>10.4} {:>12} {:>13.1} {:>9.1} {:>7.2}  {}",

@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch.
 
 mod bench;
+mod callgrind;
 mod generate;
 mod query;
 
