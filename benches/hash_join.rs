@@ -1,4 +1,5 @@
-//! Criterion benches of the hash join: strategy x workload, full size.
+//! Criterion benches of the hash join: strategy x workload (band included),
+//! full size.
 //!
 //! Each measurement joins the workload's probe side (fed as 8192-row
 //! batches) with its build side on the key, outputs the numeric payload of
@@ -12,7 +13,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use tenon::datasets::{Workload, generate, split_batches};
-use tenon::kernels::{HashJoin, HashJoinMode, JoinInput, JoinSide, JoinType};
+use tenon::kernels::{HashJoin, HashJoinMode, JoinInput, JoinSide, JoinType, Strategy};
 use tenon::measure::count_and_sum;
 
 // The same allocator as the `tenon` binary (see src/main.rs).
@@ -61,6 +62,26 @@ fn hash_join(c: &mut Criterion) {
         }
         group.finish();
     }
+    // The band join: the equi-join on k with the band on t as the hash
+    // joins' residual filter, exactly as `tenon bench` runs it.
+    let w = Workload::Band;
+    let inputs = tenon::suite::inputs(w, generate(w, scale, 42), 8192);
+    let mut group = c.benchmark_group("hash_join");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    for (name, strategy) in [
+        ("broadcast", Strategy::Broadcast),
+        ("shuffle_hash", Strategy::ShuffleHash),
+    ] {
+        let join = tenon::suite::join(w, strategy, 8192).expect("hash joins run band");
+        let id = BenchmarkId::new(name, format!("band/{}", inputs.probe.num_rows()));
+        group.bench_function(id, |b| {
+            b.iter(|| pool.install(|| tenon::suite::measure(&join, &inputs).expect("join")))
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, hash_join);
