@@ -197,7 +197,12 @@ pub fn sql(workload: Workload, hint: Option<&str>) -> String {
         _ => "probe.k = build.k",
     };
     let hint = hint.map(|h| format!("/*+ {h} */ ")).unwrap_or_default();
-    format!("SELECT {hint}count(*) FROM probe JOIN build ON {condition}")
+    // What `measure` computes, so that the estimate counts those columns.
+    let select = match workload {
+        Workload::Nlj => "count(*)",
+        _ => "count(*), sum(probe.p), sum(build.p)",
+    };
+    format!("SELECT {hint}{select} FROM probe JOIN build ON {condition}")
 }
 
 /// The hint a user would write for `workload`, following the Flink

@@ -225,18 +225,32 @@ impl FromStr for HintMode {
     }
 }
 
-/// Default [`ResolveConfig::broadcast_threshold`]: 64 MiB.
+/// Default [`ResolveConfig::broadcast_threshold`]: 256 MiB.
 ///
-/// Chosen from `tenon bench` at scale 1.0, 2 threads (README, 2026-11-30):
-/// broadcasting the 1M-row builds (about 28 bytes a row, ~28 MB) was 1.5x
-/// (fk_medium 0.194 s vs SHUFFLE_HASH 0.295 s) and 1.7x (zipf 0.163 s vs
-/// 0.275 s) faster, 7% slower on low_match and 17% slower on m2n; the 10M-row
-/// fk_large build (~280 MB) was still 12% faster broadcast (0.493 s vs
-/// 0.554 s), but one shared table of that size is left to SHUFFLE_HASH,
-/// whose per-partition tables stay cache-sized. 64 MiB admits the 1M-row
-/// builds with room for wider rows. Provisional until a threshold sweep
-/// (`tenon bench` over build sizes) replaces these five figures.
-pub const DEFAULT_BROADCAST_THRESHOLD: u64 = 64 * 1024 * 1024;
+/// Calibrated with `tenon bench` (2 threads, this 2-core machine class,
+/// 2026-11-30, median of 3 runs, s; the estimate counts the columns the
+/// join reads: key and payload, 16 bytes a row). BROADCAST against
+/// SHUFFLE_HASH by build size, probe side 10x the build (fk_medium at
+/// `--scale` 0.1 to 4) or as large (fk_large at 1 and 2):
+///
+/// | build rows | estimate | BROADCAST | SHUFFLE_HASH | peak MiB (B / SH) |
+/// |-----------:|---------:|----------:|-------------:|------------------:|
+/// | 100K       | 1.5 MiB  | 0.0125    | 0.0119       | 6 / 6             |
+/// | 500K       | 7.6 MiB  | 0.0759    | 0.1187       | 25 / 65           |
+/// | 1M         | 15 MiB   | 0.1684    | 0.2541       | 49 / 130          |
+/// | 2M         | 31 MiB   | 0.3805    | 0.5522       | 99 / 259          |
+/// | 4M         | 61 MiB   | 0.8312    | 1.2829       | 198 / 517         |
+/// | 10M (1:1)  | 153 MiB  | 0.4525    | 0.5190       | 442 / 264         |
+/// | 20M (1:1)  | 305 MiB  | 0.9798    | 1.1539       | 884 / 528         |
+///
+/// The one shared table (with its key filter) is never slower than the
+/// partitioned join here, from 500K build rows on by 1.5x; only at 1:1
+/// sizes does it hold more memory (1.7x at 10M and 20M rows). 256 MiB
+/// admits the 10M-row build (15% faster) and leaves the 20M-row one, whose
+/// table would pass 800 MiB, to SHUFFLE_HASH. On TPC-H SF 1 it moved Q18
+/// from 0.52 s to 0.40 s and left the other join-heavy queries within
+/// noise (`tenon query --set broadcast_threshold=64MB|256MB`, alternated).
+pub const DEFAULT_BROADCAST_THRESHOLD: u64 = 256 * 1024 * 1024;
 
 /// Settings of hint resolution and the default choice.
 #[derive(Debug, Clone, PartialEq, Eq)]

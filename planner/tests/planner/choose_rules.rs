@@ -321,7 +321,7 @@ fn h14_explicit_semi_anti_joins_take_hints_subquery_ones_do_not() {
 
 #[test]
 fn h15_default_choice_from_table_statistics() {
-    // t1 (2.3 KiB) under the 10 MiB default threshold: broadcast it
+    // t1 (2.3 KiB) under the default threshold: broadcast it
     let p = plan(&format!("SELECT * {EQ}"));
     assert_eq!(chosen(&p), [(Broadcast, Some("t1"))]);
     assert!(
@@ -329,9 +329,14 @@ fn h15_default_choice_from_table_statistics() {
         "{}",
         p.joins[0].reason
     );
-    // both large: SHUFFLE_HASH building the smaller
-    let p = plan("SELECT * FROM t4 JOIN t2 ON t4.id = t2.id");
+    // both over the threshold (64 MiB here; t2 is 200 MiB, t4 400 MiB):
+    // SHUFFLE_HASH building the smaller
+    let mib64 = set(&["broadcast_threshold=64MB"]);
+    let p = plan_with("SELECT * FROM t4 JOIN t2 ON t4.id = t2.id", &mib64).unwrap();
     assert_eq!(chosen(&p), [(ShuffleHash, Some("t2"))]);
+    // under the default 256 MiB threshold t2 is broadcast
+    let p = plan("SELECT * FROM t4 JOIN t2 ON t4.id = t2.id");
+    assert_eq!(chosen(&p), [(Broadcast, Some("t2"))]);
     // no equi condition (and CROSS JOIN): NEST_LOOP
     let p = plan("SELECT * FROM t1 JOIN t2 ON t1.id > t2.id");
     assert_eq!(p.joins[0].strategy, NestLoop);
@@ -356,7 +361,7 @@ fn h15_default_choice_from_table_statistics() {
     // no statistics: no broadcast by default, the right side built
     let p = plan("SELECT * FROM t1 JOIN u ON t1.id = u.id");
     assert_eq!(chosen(&p), [(Broadcast, Some("t1"))]);
-    let p = plan("SELECT * FROM t2 JOIN u ON t2.id = u.id");
+    let p = plan_with("SELECT * FROM t2 JOIN u ON t2.id = u.id", &mib64).unwrap();
     assert_eq!(chosen(&p), [(ShuffleHash, Some("u"))]);
 }
 

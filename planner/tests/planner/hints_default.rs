@@ -139,8 +139,8 @@ fn h15_default_is_shuffle_merge_when_both_inputs_arrive_sorted() {
 
 #[test]
 fn h15_default_broadcast_threshold_is_documented() {
-    assert_eq!(tenon_planner::hints::DEFAULT_BROADCAST_THRESHOLD, 64 * MIB);
-    assert_eq!(ResolveConfig::default().broadcast_threshold, 64 * MIB);
+    assert_eq!(tenon_planner::hints::DEFAULT_BROADCAST_THRESHOLD, 256 * MIB);
+    assert_eq!(ResolveConfig::default().broadcast_threshold, 256 * MIB);
     assert_eq!(ResolveConfig::default().hint_mode, HintMode::Lenient);
 }
 
