@@ -336,7 +336,7 @@ fn data_dir_reads_gen_synth_output() {
 }
 
 /// `--measure instructions` (valgrind's callgrind, one thread): the count
-/// of a run repeats exactly, goes to the JSON, and `--baseline` compares
+/// of a run repeats (to 0.1%: hash seeds differ per process), goes to the JSON, and `--baseline` compares
 /// counts: an injected 50% more instructions in this run fails it.
 #[test]
 fn instruction_counts_repeat_and_drive_the_baseline() {
@@ -382,7 +382,8 @@ fn instruction_counts_repeat_and_drive_the_baseline() {
     let (ra, rb) = (read(&a), read(&b));
     let count = |r: &tenon::bench::BenchReport| r.workloads[0].strategies[0].instructions;
     assert!(count(&ra).is_some_and(|n| n > 0), "{ra:?}");
-    assert_eq!(count(&ra), count(&rb));
+    let (na, nb) = (count(&ra).unwrap() as f64, count(&rb).unwrap() as f64);
+    assert!((na - nb).abs() / na < 0.001, "{na} vs {nb}");
 
     // The baseline had a third fewer instructions: this run is 50% more.
     let mut fewer = ra.clone();

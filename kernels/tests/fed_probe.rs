@@ -78,25 +78,13 @@ fn check(join: &HashJoin, build: &RecordBatch, probe: &RecordBatch, desc: &str) 
     assert!(diff.is_empty(), "{desc}: {diff}");
 }
 
-const TYPES: [JoinType; 9] = [
-    JoinType::Inner,
-    JoinType::Left,
-    JoinType::Right,
-    JoinType::Full,
-    JoinType::LeftSemi,
-    JoinType::LeftAnti,
-    JoinType::LeftAntiNullAware,
-    JoinType::RightSemi,
-    JoinType::RightAnti,
-];
-
 #[test]
 fn fed_probe_matches_whole_input_probe() {
     let big = UNPARTITIONED_ROWS + 5000;
     for (build_rows, probe_rows) in [(0, 500), (300, 0), (2000, 5000), (big, 3000)] {
         let build = side(build_rows, 1);
         let probe = side(probe_rows, 2);
-        for jt in TYPES {
+        for jt in JoinType::ALL {
             for build_side in [JoinSide::Left, JoinSide::Right] {
                 for mode in [HashJoinMode::Broadcast, HashJoinMode::Partitioned] {
                     if mode == HashJoinMode::Broadcast && build_rows == big {

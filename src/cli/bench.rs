@@ -42,7 +42,7 @@ pub(crate) struct BenchArgs {
     scale: Option<f64>,
     /// What to measure besides wall time: `instructions` also counts each
     /// strategy's instructions with valgrind's callgrind on one thread
-    /// (repeatable exactly, for CI baselines; about 50x slower per run).
+    /// (repeatable to about 0.01%, for CI baselines; about 50x slower per run).
     #[arg(long, value_enum, default_value_t = Measure::Time)]
     measure: Measure,
     /// Seed of the data generator.

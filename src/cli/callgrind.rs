@@ -1,8 +1,9 @@
 //! `tenon bench --measure instructions`: instruction counts from callgrind.
 //!
 //! Wall time on a shared machine moves by 10-20% from run to run; the
-//! instructions a join executes repeat exactly for the same binary, data
-//! and settings, so a CI baseline on them can use a tight threshold. For
+//! instructions a join executes repeat to within about 0.01% for the same
+//! binary, data and settings (hash seeds are random per process, so probe
+//! loops differ by a few instructions), so a CI baseline on them can use a tight threshold. For
 //! each workload and strategy, tenon runs itself under
 //! `valgrind --tool=callgrind` with one worker thread (one thread's work is
 //! deterministic; several threads' division of it is not), collecting only

@@ -114,12 +114,7 @@ fn tpch(args: TpchArgs) -> Result<(), CliError> {
             args.scale
         )));
     }
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        CliError::exec(format!(
-            "cannot create the output directory {}: {e}",
-            args.out.display()
-        ))
-    })?;
+    create_out_dir(&args.out)?;
     let (format, ext) = args.format.output();
     for (name, batches) in tenon_datasets::tpch::tpch_tables(args.scale) {
         let Some(first) = batches.first() else {
@@ -163,12 +158,7 @@ fn synth(args: SynthArgs) -> Result<(), CliError> {
         .parse()
         .map_err(|e| CliError::usage(format!("{e}")))?;
     let scale = synth_scale(workload, args.rows)?;
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        CliError::exec(format!(
-            "cannot create the output directory {}: {e}",
-            args.out.display()
-        ))
-    })?;
+    create_out_dir(&args.out)?;
     let (format, ext) = args.format.output();
     let progress = Progress::new();
     progress.show(&format!("generating {workload} (seed {})", args.seed));
@@ -258,4 +248,14 @@ impl Progress {
             let _ = std::io::stderr().flush();
         }
     }
+}
+
+/// Creates the output directory (and its parents) if missing.
+fn create_out_dir(dir: &std::path::Path) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        CliError::exec(format!(
+            "cannot create the output directory {}: {e}",
+            dir.display()
+        ))
+    })
 }
