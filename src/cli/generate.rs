@@ -63,7 +63,8 @@ struct TpchArgs {
 #[derive(Debug, Args)]
 struct SynthArgs {
     /// Workload: fk_small, fk_medium, fk_large, zipf, low_match, m2n, band
-    /// or nlj (see datasets/README.md).
+    /// or nlj (see datasets/README.md), or presorted: fk_medium with both
+    /// sides sorted on the key (the sort-merge join's no-sort case).
     workload: String,
     /// Directory to write probe.<ext> and build.<ext> to (created if
     /// missing).
@@ -153,16 +154,27 @@ fn synth_scale(workload: Workload, rows: Option<usize>) -> Result<f64, CliError>
 }
 
 fn synth(args: SynthArgs) -> Result<(), CliError> {
-    let workload: Workload = args
-        .workload
-        .parse()
-        .map_err(|e| CliError::usage(format!("{e}")))?;
+    let presorted = args.workload == PRESORTED;
+    let workload: Workload = if presorted {
+        Workload::FkMedium
+    } else {
+        args.workload
+            .parse()
+            .map_err(|e| CliError::usage(format!("{e}; or `{PRESORTED}`")))?
+    };
     let scale = synth_scale(workload, args.rows)?;
     create_out_dir(&args.out)?;
     let (format, ext) = args.format.output();
     let progress = Progress::new();
-    progress.show(&format!("generating {workload} (seed {})", args.seed));
-    let tables = generate(workload, scale, args.seed);
+    progress.show(&format!(
+        "generating {} (seed {})",
+        args.workload, args.seed
+    ));
+    let mut tables = generate(workload, scale, args.seed);
+    if presorted {
+        tables.probe = sorted_on_key(&tables.probe)?;
+        tables.build = sorted_on_key(&tables.build)?;
+    }
     if let Some(rows) = args.rows {
         debug_assert_eq!(tables.probe.num_rows(), rows);
     }
@@ -206,6 +218,21 @@ fn synth(args: SynthArgs) -> Result<(), CliError> {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// The `gen synth` name of fk_medium sorted on its key.
+const PRESORTED: &str = "presorted";
+
+/// `batch` with its rows in ascending order of the key (column 0, `k`).
+fn sorted_on_key(batch: &RecordBatch) -> Result<RecordBatch, CliError> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+    let keys = batch.column(0).as_primitive::<Int64Type>().values();
+    let mut order: Vec<u32> = (0..batch.num_rows() as u32).collect();
+    order.sort_by_key(|&i| keys[i as usize]);
+    let indices = arrow_array::UInt32Array::from(order);
+    arrow_select::take::take_record_batch(batch, &indices)
+        .map_err(|e| CliError::exec(format!("sorting the generated rows: {e}")))
 }
 
 /// Writes `batch` to `path` (complete or absent) in batches of
