@@ -4,7 +4,6 @@
 //! `--svg` for people, `--baseline` for CI (exit 1 past the threshold).
 //! The report, the comparison and the chart are [`tenon::bench`]'s.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -175,7 +174,14 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         .num_threads(threads)
         .build()
         .map_err(|e| CliError::exec(format!("cannot start {threads} worker threads: {e}")))?;
-    let progress = std::io::stderr().is_terminal();
+    // A bar of workloads on stderr (indicatif draws nothing when stderr is
+    // not a terminal).
+    let progress = indicatif::ProgressBar::new(workloads.len() as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:24} {pos}/{len} workloads  {msg}")
+    {
+        progress.set_style(style);
+    }
     let mut report = BenchReport {
         tenon_version: env!("CARGO_PKG_VERSION").to_string(),
         settings: Settings {
@@ -187,7 +193,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         },
         workloads: Vec::new(),
     };
-    for (wi, &w) in workloads.iter().enumerate() {
+    for &w in &workloads {
         let tables = match &args.data {
             Some(dir) => load_workload(dir, w)?,
             None => generate(w, scale, args.seed),
@@ -241,14 +247,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             let mut summary = None;
             // One warm-up run, then the timed runs.
             for run in 0..=args.runs {
-                if progress {
-                    eprint!(
-                        "\r\x1b[K[{}/{}] {w} {strategy} run {run}/{}",
-                        wi + 1,
-                        workloads.len(),
-                        args.runs
-                    );
-                }
+                progress.set_message(format!("{w} {strategy} run {run}/{}", args.runs));
                 let budget = MemoryBudget::unlimited();
                 let measured = join.clone().memory(budget.clone());
                 let start = Instant::now();
@@ -276,13 +275,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             let instructions = match args.measure {
                 Measure::Time => None,
                 Measure::Instructions => {
-                    if progress {
-                        eprint!(
-                            "\r\x1b[K[{}/{}] {w} {strategy}: callgrind",
-                            wi + 1,
-                            workloads.len()
-                        );
-                    }
+                    progress.set_message(format!("{w} {strategy}: callgrind"));
                     Some(super::callgrind::count(&super::callgrind::Child {
                         workload: w.name(),
                         strategy: strategy.name(),
@@ -301,9 +294,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
                 instructions,
             });
         }
-        if progress {
-            eprint!("\r\x1b[K");
-        }
+        progress.inc(1);
         report.workloads.push(WorkloadReport {
             workload: w.name().to_string(),
             probe_rows: inputs.probe.num_rows() as u64,
@@ -314,6 +305,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             hinted,
         });
     }
+    progress.finish_and_clear();
     print_table(&report);
     if let Some(path) = &args.json {
         write_text_atomically(path, &report.to_json())?;

@@ -11,7 +11,7 @@
 //! stdout. `--rows` sets the probe side's row count; the build side scales by
 //! the same factor. The data is a pure function of (workload, rows, seed).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
@@ -247,33 +247,27 @@ fn write_table(batch: &RecordBatch, format: OutputFormat, path: &Path) -> Result
     .map_err(|e| CliError::exec(e.to_string()))
 }
 
-/// A one-line status on stderr, shown only when stderr is a terminal (no
-/// output at all otherwise).
+/// A spinner with a status on stderr (indicatif), drawn only when stderr
+/// is a terminal (no output at all otherwise).
 struct Progress {
-    on: bool,
+    bar: indicatif::ProgressBar,
 }
 
 impl Progress {
     fn new() -> Self {
-        Progress {
-            on: std::io::stderr().is_terminal(),
-        }
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        Progress { bar }
     }
 
-    /// Replaces the status line with `message`.
+    /// Replaces the status with `message`.
     fn show(&self, message: &str) {
-        if self.on {
-            eprint!("\r\x1b[2K{message}...");
-            let _ = std::io::stderr().flush();
-        }
+        self.bar.set_message(format!("{message}..."));
     }
 
     /// Erases the status line.
     fn clear(&self) {
-        if self.on {
-            eprint!("\r\x1b[2K");
-            let _ = std::io::stderr().flush();
-        }
+        self.bar.finish_and_clear();
     }
 }
 
