@@ -15,17 +15,11 @@ pub(crate) const MAX_ROWS: usize = u32::MAX as usize - 1;
 pub(crate) fn check_input(input: &JoinInput, side: &'static str) -> Result<()> {
     let want = input.schema().fields();
     for (i, b) in input.batches().iter().enumerate() {
-        let got = b.schema();
-        let same = got.fields().len() == want.len()
-            && got
-                .fields()
-                .iter()
-                .zip(want.iter())
-                .all(|(g, w)| g.data_type() == w.data_type());
-        if !same {
+        if !same_types(input.schema(), b) {
             return Err(KernelError::InvalidOptions(format!(
-                "batch {i} of the {side} input has schema {got:?}, which does not match the \
-                 {side} input's schema {want:?}"
+                "batch {i} of the {side} input has schema {:?}, which does not match the \
+                 {side} input's schema {want:?}",
+                b.schema()
             )));
         }
     }
@@ -118,4 +112,18 @@ pub(crate) fn check_partitions(p: Option<usize>) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Whether `batch` has the column types of `schema` (names and
+/// nullability aside).
+pub(crate) fn same_types(
+    schema: &arrow_schema::SchemaRef,
+    batch: &arrow_array::RecordBatch,
+) -> bool {
+    let (want, got) = (schema.fields(), batch.schema_ref().fields());
+    got.len() == want.len()
+        && got
+            .iter()
+            .zip(want.iter())
+            .all(|(g, w)| g.data_type() == w.data_type())
 }

@@ -67,7 +67,9 @@ use crate::join_type::{JoinSide, Roles};
 use crate::keys::{BytesKeys, KeyKind, KeySource, U64Keys, U128Keys, key_nulls};
 use crate::memory::MemoryReservation;
 use crate::output::OutputLayout;
-use crate::validate::{check_batch_size, check_input, check_keys, check_not_in, check_partitions};
+use crate::validate::{
+    check_batch_size, check_input, check_keys, check_not_in, check_partitions, same_types,
+};
 
 /// Build rows per partition in the partitioned mode (see the module docs).
 pub const PARTITION_ROWS: usize = 8192;
@@ -538,25 +540,13 @@ pub type ProbeFeed<'a> =
 
 /// A fed batch must have the probe input's column types.
 fn check_fed(schema: &arrow_schema::SchemaRef, batch: &RecordBatch) -> Result<()> {
-    let want = schema.fields().iter().map(|f| f.data_type());
-    let got = batch.schema_ref().fields().iter().map(|f| f.data_type());
-    if want.len() != got.len() || want.zip(got).any(|(w, g)| w != g) {
-        return Err(crate::error::KernelError::InvalidOptions(format!(
-            "a probe batch pushed into the join has the columns {:?}, not the probe side's {:?}",
-            batch
-                .schema_ref()
-                .fields()
-                .iter()
-                .map(|f| f.data_type())
-                .collect::<Vec<_>>(),
-            schema
-                .fields()
-                .iter()
-                .map(|f| f.data_type())
-                .collect::<Vec<_>>()
-        )));
+    if same_types(schema, batch) {
+        return Ok(());
     }
-    Ok(())
+    Err(crate::error::KernelError::InvalidOptions(format!(
+        "a probe batch pushed into the join has the schema {:?}, not the probe side's {schema:?}",
+        batch.schema()
+    )))
 }
 
 /// One resumable probe call over a morsel (see [`probe`]).

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::source::Tables;
 use crate::exec::{ExecError, Result, SortExec};
-use crate::hints::DecisionSource;
+use crate::hints::{DecisionSource, side_label};
 use crate::kernels::hash::UNPARTITIONED_ROWS;
 use crate::kernels::{HashJoin, Join, JoinInput, JoinSide, JoinType, KernelError, Strategy};
 
@@ -251,31 +251,26 @@ impl Run<'_> {
             // sides' real sizes known, the smaller one is built (H15's
             // "the smaller side", on facts instead of guesses).
             let probe = JoinInput::new(probe_plan.schema.clone(), self.collect(probe_plan)?);
+            // The inputs keep their sides; only the kernel's build side moves.
+            let (l, r) = match hash.built_side() {
+                JoinSide::Left => (&build, &probe),
+                JoinSide::Right => (&probe, &build),
+            };
             let mut hash = hash.clone();
-            let swap = probe.num_rows() < build.num_rows();
-            if swap {
+            if probe.num_rows() < build.num_rows() {
                 let side = match hash.built_side() {
                     JoinSide::Left => JoinSide::Right,
                     JoinSide::Right => JoinSide::Left,
                 };
                 let _ = plan.metrics.adapted.set(format!(
                     "built the {} input ({} rows) instead of the {} ({} rows)",
-                    side_name(side),
+                    side_label(side),
                     probe.num_rows(),
-                    side_name(hash.built_side()),
+                    side_label(hash.built_side()),
                     build.num_rows()
                 ));
                 hash = hash.build_side(side);
             }
-            let (built, probed) = if swap {
-                (&probe, &build)
-            } else {
-                (&build, &probe)
-            };
-            let (l, r) = match hash.built_side() {
-                JoinSide::Left => (built, probed),
-                JoinSide::Right => (probed, built),
-            };
             return run_collected(plan, &Join::Hash(hash), l, r, out);
         }
         let probe = JoinInput::new(probe_plan.schema.clone(), Vec::new());
@@ -351,13 +346,6 @@ fn run_collected(
         return Err(e);
     }
     result.map_err(ExecError::from)
-}
-
-fn side_name(side: JoinSide) -> &'static str {
-    match side {
-        JoinSide::Left => "left",
-        JoinSide::Right => "right",
-    }
 }
 
 /// Gathers batches of fewer than half `target` rows until they make

@@ -64,6 +64,7 @@ pub use block::{
     SiteInput, SizeEstimate,
 };
 pub use comments::{HintComment, HintPlacement, find_hint_comments};
+pub(crate) use decision::side_label;
 pub use decision::{BlockResolution, DecisionSource, IgnoreReason, IgnoredHint, JoinDecision};
 pub use error::HintError;
 pub use key_values::{hint_key_values, key_values};
