@@ -17,7 +17,9 @@
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_array::types::ByteViewType;
+use arrow_array::{Array, ArrayRef, GenericByteViewArray, RecordBatch};
+use arrow_buffer::{Buffer, ScalarBuffer};
 use arrow_schema::DataType;
 use arrow_select::concat::concat_batches;
 
@@ -103,9 +105,69 @@ pub(crate) fn compact_array(column: &ArrayRef) -> ArrayRef {
         return Arc::clone(column);
     }
     match column.data_type() {
-        DataType::Utf8View => Arc::new(column.as_string_view().gc()),
-        _ => Arc::new(column.as_binary_view().gc()),
+        DataType::Utf8View => {
+            let views = column.as_string_view();
+            match shared_buffers(views) {
+                Some(deduplicated) => Arc::new(deduplicated),
+                None => Arc::new(views.gc()),
+            }
+        }
+        _ => {
+            let views = column.as_binary_view();
+            match shared_buffers(views) {
+                Some(deduplicated) => Arc::new(deduplicated),
+                None => Arc::new(views.gc()),
+            }
+        }
     }
+}
+
+/// `array` with each of its data buffers listed once, when it has at most
+/// [`MAX_VIEW_BUFFERS`] distinct ones: concatenated or gathered batches
+/// that came from one build side list the same few buffers over and over,
+/// and rewriting the views' buffer indexes (16 bytes a row) is much cheaper
+/// than copying the strings as `gc` does. `None` when there are more
+/// distinct buffers.
+fn shared_buffers<T: ByteViewType + ?Sized>(
+    array: &GenericByteViewArray<T>,
+) -> Option<GenericByteViewArray<T>> {
+    let mut distinct: Vec<Buffer> = Vec::new();
+    let mut index = Vec::with_capacity(array.data_buffers().len());
+    for buffer in array.data_buffers() {
+        let same = distinct
+            .iter()
+            .position(|d| d.as_ptr() == buffer.as_ptr() && d.len() == buffer.len());
+        let i = match same {
+            Some(i) => i,
+            None if distinct.len() < MAX_VIEW_BUFFERS => {
+                distinct.push(buffer.clone());
+                distinct.len() - 1
+            }
+            None => return None,
+        };
+        index.push(i as u128);
+    }
+    let views: ScalarBuffer<u128> = array
+        .views()
+        .iter()
+        .map(|&view| {
+            if view as u32 <= 12 {
+                return view; // the value is inline
+            }
+            // Bits 64..96 are the buffer index. A NULL slot's view may hold
+            // anything: an index out of range there becomes an empty view.
+            match index.get((view >> 64) as u32 as usize) {
+                Some(&i) => (view & !(u128::from(u32::MAX) << 64)) | (i << 64),
+                None => 0,
+            }
+        })
+        .collect();
+    // SAFETY: every non-inline view of a valid array pointed into one of
+    // its buffers; it now points at the same offset and length of a buffer
+    // with the same address and length, i.e. the very same bytes, so each
+    // view still describes valid (UTF-8, for strings) data in range. Inline
+    // views are unchanged, and NULL slots may hold any view.
+    Some(unsafe { GenericByteViewArray::new_unchecked(views, distinct, array.nulls().cloned()) })
 }
 
 #[cfg(test)]
@@ -138,6 +200,24 @@ mod tests {
         for i in 0..40 {
             assert_eq!(col.value(2 * i), long(i));
             assert_eq!(col.value(2 * i + 1), "short");
+        }
+    }
+
+    #[test]
+    fn batches_sharing_their_buffers_keep_them_once_without_copying() {
+        let long = |i: usize| format!("a string longer than twelve bytes {i}");
+        let values: Vec<String> = (0..10).map(long).collect();
+        let one = batch(&values.iter().map(String::as_str).collect::<Vec<_>>());
+        let shared = one.column(0).as_string_view().data_buffers()[0].clone();
+        // 40 slices of one batch: 40 references to the same buffer.
+        let pieces: Vec<RecordBatch> = (0..40).map(|i| one.slice(i % 10, 1)).collect();
+        let input = JoinInput::new(one.schema(), pieces);
+        let (out, _mem) = one_batch(&input, &MemoryBudget::unlimited(), "test").unwrap();
+        let col = out.column(0).as_string_view();
+        assert_eq!(col.data_buffers().len(), 1);
+        assert_eq!(col.data_buffers()[0].as_ptr(), shared.as_ptr());
+        for i in 0..40 {
+            assert_eq!(col.value(i), long(i % 10));
         }
     }
 

@@ -227,6 +227,12 @@ pub(crate) trait KeySource: Send + Sync + Sized {
     fn hash(tag: Self::Tag) -> u64;
     /// Whether row `i` of `self` and row `j` of `other` hold the same key.
     fn same_key(&self, i: usize, other: &Self, j: usize) -> bool;
+    /// The tag as an integer key, when tags are integers whose equality is
+    /// the keys' (for [`crate::hash`]'s dense-key structures).
+    #[inline(always)]
+    fn word(_tag: Self::Tag) -> Option<u64> {
+        None
+    }
 }
 
 /// Keys of one fixed-width column as 64-bit words.
@@ -327,6 +333,11 @@ impl KeySource for U64Keys {
     #[inline(always)]
     fn tag(&self, i: usize) -> u64 {
         self.values[i]
+    }
+
+    #[inline(always)]
+    fn word(tag: u64) -> Option<u64> {
+        Some(tag)
     }
 
     #[inline(always)]

@@ -47,6 +47,9 @@ fn config_with(default_cases: u32) -> ProptestConfig {
 enum KeyKind {
     Int32,
     Int64,
+    /// Int64 keys `-2, -1, 0, 1, ...`: a dense range, which the kernel
+    /// indexes directly (unique build keys) or filters with key bits.
+    DenseInt,
     Utf8,
     /// (Int64, Utf8).
     Composite,
@@ -97,6 +100,10 @@ fn int64_key(v: u8) -> Value {
     Value::Int((v as i64 - 2) * 0x1_0000_0001)
 }
 
+fn dense_key(v: u8) -> Value {
+    Value::Int(v as i64 - 2)
+}
+
 fn str_key(v: u8) -> Value {
     match STRINGS.get(v as usize) {
         Some(s) => Value::Str(s.to_string()),
@@ -122,7 +129,7 @@ struct Layout {
 fn layout(kind: KeyKind) -> Layout {
     let key_type = match kind {
         KeyKind::Int32 => DataType::Int32,
-        KeyKind::Int64 | KeyKind::Composite => DataType::Int64,
+        KeyKind::Int64 | KeyKind::DenseInt | KeyKind::Composite => DataType::Int64,
         KeyKind::Utf8 => DataType::Utf8,
     };
     let id = Field::new("id", DataType::Int32, false);
@@ -167,6 +174,7 @@ fn side_rows(kind: KeyKind, left: bool, raw: &[RawRow], id_base: i64) -> Vec<Row
             let k = match kind {
                 KeyKind::Int32 => opt(a, int32_key),
                 KeyKind::Int64 | KeyKind::Composite => opt(a, int64_key),
+                KeyKind::DenseInt => opt(a, dense_key),
                 KeyKind::Utf8 => opt(a, str_key),
             };
             let k2 = opt(b, str_key);
@@ -275,6 +283,7 @@ fn any_kind() -> impl Strategy<Value = KeyKind> {
     prop::sample::select(vec![
         KeyKind::Int32,
         KeyKind::Int64,
+        KeyKind::DenseInt,
         KeyKind::Utf8,
         KeyKind::Composite,
     ])
@@ -431,6 +440,13 @@ proptest! {
 
     #[test]
     fn int64_keys_match_reference(c in case(Just(KeyKind::Int64), vec![2, 4, 16])) {
+        check_case(&c)?;
+    }
+
+    /// Small integer keys: unique build sides take the direct index,
+    /// others the hash table behind exact key bits.
+    #[test]
+    fn dense_int_keys_match_reference(c in case(Just(KeyKind::DenseInt), vec![4, 16, 64])) {
         check_case(&c)?;
     }
 

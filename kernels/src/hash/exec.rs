@@ -55,6 +55,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::bloom::{FILTER_MIN_ROWS, FilterStats, KeyFilter};
+use super::dense::{DirectIndex, KeyBits, KeyRange, probe_direct};
 use super::emit::{BatchSink, Emitter};
 use super::partition::{scatter, scatter_bytes};
 use super::probe::{Candidates, Cursor, MorselKeys, ProbeKeys, Selected, probe};
@@ -314,6 +315,7 @@ impl<'a> Prepared<'a> {
         let n_build = b.batch.num_rows();
         let BuiltTable {
             table,
+            direct,
             null_rows: build_nulls,
             filter,
             _memory,
@@ -371,36 +373,48 @@ impl<'a> Prepared<'a> {
                     }
                 }
             };
-            match filter.as_ref().filter(|_| stats.worth_it()) {
-                Some(f) => {
-                    sel.clear();
-                    for i in 0..len {
-                        let pass = match input.get(i).0 {
-                            None => true,
-                            Some(t) => f.may_contain(S::hash(t)),
-                        };
-                        if pass {
-                            sel.push(i as u32);
+            if let Some(d) = &direct {
+                let word = |t: S::Tag| S::word(t).unwrap_or_default();
+                run(
+                    &|cur, bi, pi| probe_direct(d, &input, word, cur, bs, bi, pi),
+                    bi,
+                    pi,
+                    marks,
+                )?;
+            } else {
+                match filter.as_ref().filter(|_| stats.worth_it()) {
+                    Some(f) => {
+                        sel.clear();
+                        for i in 0..len {
+                            let pass = match input.get(i).0 {
+                                None => true,
+                                Some(t) => f.may_contain::<S>(t),
+                            };
+                            if pass {
+                                sel.push(i as u32);
+                            }
                         }
+                        stats.record(len, sel.len());
+                        let input = Selected {
+                            inner: &input,
+                            sel: sel.as_slice(),
+                        };
+                        run(
+                            &|cur, bi, pi| {
+                                probe::<S, _>(&table, &input, &cand, same, cur, bs, bi, pi)
+                            },
+                            bi,
+                            pi,
+                            marks,
+                        )?;
                     }
-                    stats.record(len, sel.len());
-                    let input = Selected {
-                        inner: &input,
-                        sel: sel.as_slice(),
-                    };
-                    run(
+                    None => run(
                         &|cur, bi, pi| probe::<S, _>(&table, &input, &cand, same, cur, bs, bi, pi),
                         bi,
                         pi,
                         marks,
-                    )?;
+                    )?,
                 }
-                None => run(
-                    &|cur, bi, pi| probe::<S, _>(&table, &input, &cand, same, cur, bs, bi, pi),
-                    bi,
-                    pi,
-                    marks,
-                )?,
             }
             if roles.tracks_probe() {
                 let want = roles.probe_semi;
@@ -452,6 +466,67 @@ impl<'a> Prepared<'a> {
     fn build_table<S: KeySource>(&self, b: &BuildSide<'_, S>) -> Result<BuiltTable<S::Tag>> {
         let n = b.batch.num_rows();
         let mem = &self.join.memory;
+        // Integer keys: their range decides between a direct index (no hash
+        // table at all) and key bits in front of the table.
+        let range = self.key_range(b);
+        if let Some(range) = range.filter(|r| r.suits_direct(n)) {
+            let r = mem.try_reserve("the direct key index", DirectIndex::bytes_for(range))?;
+            let valid = |i: usize| b.nulls.is_none_or(|nb| nb.is_valid(i));
+            let rows: Vec<u32> = match b.nulls {
+                None => Vec::new(),
+                Some(_) => (0..n).filter(|&i| valid(i)).map(|i| i as u32).collect(),
+            };
+            let count = if b.nulls.is_some() { rows.len() } else { n };
+            let row_key = |i: usize| {
+                let row = if b.nulls.is_some() { rows[i] } else { i as u32 };
+                (row, S::word(b.keys.tag(row as usize)).unwrap_or_default())
+            };
+            if let Some(direct) = DirectIndex::build(range, count, row_key) {
+                let null_rows = (0..n).filter(|&i| !valid(i)).map(|i| i as u32).collect();
+                return Ok(BuiltTable {
+                    table: JoinTable::default(),
+                    direct: Some(direct),
+                    null_rows,
+                    filter: None,
+                    _memory: r,
+                    _filter_memory: None,
+                });
+            }
+        }
+        let mut built = self.build_hash_table(b)?;
+        if let Some(range) = range.filter(|r| r.suits_bits() && built.filter.is_none()) {
+            built._filter_memory =
+                Some(mem.try_reserve("the key bits", KeyBits::bytes_for(range))?);
+            let keys = (0..n)
+                .filter(|&i| b.nulls.is_none_or(|nb| nb.is_valid(i)))
+                .filter_map(|i| S::word(b.keys.tag(i)));
+            built.filter = Some(Prefilter::Bits(KeyBits::build(range, keys)));
+        }
+        Ok(built)
+    }
+
+    /// The range of the build side's keys when they are integers and the
+    /// join may use the dense-key structures: not when NULL keys are
+    /// candidates (null-equal joins, NOT IN), which need the hash table's
+    /// NULL group.
+    fn key_range<S: KeySource>(&self, b: &BuildSide<'_, S>) -> Option<KeyRange> {
+        if self.join.null_equal || self.roles.null_aware {
+            return None;
+        }
+        let n = b.batch.num_rows();
+        S::word(S::Tag::default())?;
+        KeyRange::of(
+            (0..n)
+                .filter(|&i| b.nulls.is_none_or(|nb| nb.is_valid(i)))
+                .filter_map(|i| S::word(b.keys.tag(i))),
+        )
+    }
+
+    /// Builds a hash table over the whole build side (see
+    /// [`Prepared::build_table`]).
+    fn build_hash_table<S: KeySource>(&self, b: &BuildSide<'_, S>) -> Result<BuiltTable<S::Tag>> {
+        let n = b.batch.num_rows();
+        let mem = &self.join.memory;
         let mut table = JoinTable::default();
         let same = |x: u32, y: u32| b.keys.same_key(x as usize, b.keys, y as usize);
         if n <= SERIAL_BUILD_ROWS {
@@ -478,6 +553,7 @@ impl<'a> Prepared<'a> {
             table.set_repeated(repeated);
             return Ok(BuiltTable {
                 table,
+                direct: None,
                 null_rows: nulls,
                 filter: None,
                 _memory: r,
@@ -514,13 +590,14 @@ impl<'a> Prepared<'a> {
         let filter = if table.large() && n >= FILTER_MIN_ROWS {
             filter_mem =
                 Some(mem.try_reserve("the key filter", KeyFilter::bytes_for(n, sc.partitions()))?);
-            Some(KeyFilter::from_scattered::<S>(&sc))
+            Some(Prefilter::Bloom(KeyFilter::from_scattered::<S>(&sc)))
         } else {
             None
         };
         drop(scatter_mem);
         Ok(BuiltTable {
             table,
+            direct: None,
             null_rows: sc.null_rows,
             filter,
             _memory: r,
@@ -552,14 +629,36 @@ fn check_fed(schema: &arrow_schema::SchemaRef, batch: &RecordBatch) -> Result<()
 /// One resumable probe call over a morsel (see [`probe`]).
 type ProbeStep<'a> = dyn Fn(&mut Cursor, &mut Vec<u32>, &mut Vec<u32>) -> bool + 'a;
 
-/// A broadcast table, its build rows with NULL keys, and its memory.
+/// A broadcast table (or a direct index instead of it), its build rows
+/// with NULL keys, and its memory.
 struct BuiltTable<T> {
     table: JoinTable<T>,
+    /// When set, the table is empty and this finds the build rows.
+    direct: Option<DirectIndex>,
     null_rows: Vec<u32>,
-    /// A filter over the keys, for a table larger than the cache.
-    filter: Option<KeyFilter>,
+    /// A filter over the keys: a Bloom filter for a table larger than the
+    /// cache, or exact key bits for integer keys of a small range.
+    filter: Option<Prefilter>,
     _filter_memory: Option<MemoryReservation>,
     _memory: MemoryReservation,
+}
+
+/// A test in front of the hash table that drops most probe rows without a
+/// match.
+enum Prefilter {
+    Bloom(KeyFilter),
+    Bits(KeyBits),
+}
+
+impl Prefilter {
+    /// Whether the build side may hold `tag` (`false`: certainly not).
+    #[inline(always)]
+    fn may_contain<S: KeySource>(&self, tag: S::Tag) -> bool {
+        match self {
+            Prefilter::Bloom(f) => f.may_contain(S::hash(tag)),
+            Prefilter::Bits(b) => S::word(tag).is_none_or(|w| b.contains(w)),
+        }
+    }
 }
 
 /// The build side, encoded.

@@ -40,6 +40,7 @@
 //! ```
 
 mod bloom;
+mod dense;
 pub(crate) mod emit;
 pub(crate) mod exec;
 pub(crate) mod partition;

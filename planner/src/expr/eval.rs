@@ -17,7 +17,7 @@ use arrow_schema::{ArrowError, DataType};
 use crate::expr::error::{ExprError, Result};
 use crate::expr::physical::{ArithOp, CompareOp, Node, PhysicalExpr};
 use crate::expr::value::Value;
-use crate::expr::{conditional, logic, scalar_fn};
+use crate::expr::{conditional, logic, scalar_fn, view_compare};
 
 impl PhysicalExpr {
     /// Evaluates the expression on `batch`, keeping a constant result as a
@@ -172,6 +172,9 @@ impl PhysicalExpr {
 /// One comparison kernel call.
 pub(crate) fn compare(op: CompareOp, l: &Value, r: &Value) -> Result<BooleanArray, ArrowError> {
     use arrow_ord::cmp;
+    if let Some(out) = view_compare::try_compare(op, l, r) {
+        return Ok(out);
+    }
     match op {
         CompareOp::Eq => cmp::eq(l, r),
         CompareOp::NotEq => cmp::neq(l, r),

@@ -46,6 +46,7 @@ mod physical;
 mod range;
 mod scalar_fn;
 mod value;
+mod view_compare;
 
 pub use context::QueryContext;
 pub use error::{ExprError, Result};
