@@ -28,6 +28,7 @@
 //! * Output order is unspecified (by partition, then by first appearance).
 
 mod accumulate;
+mod column_groups;
 mod combine;
 mod distinct;
 mod groups;

@@ -9,10 +9,14 @@
 //!  Word    one fixed-width column of 1, 2, 4 or 8 bytes:
 //!          HashMap<bits of the value (zero-extended to u64), group id>,
 //!          NULL a group of its own outside the map
-//!  Rows    anything else (several columns, strings, decimals, booleans):
-//!          arrow-row encoded keys; a HashTable of group ids, each group's
-//!          key bytes at bytes[offsets[g]..offsets[g + 1]] and its hash at
-//!          hashes[g], so the table stores 4 bytes a slot and no key copies
+//!  Columns several columns, or one string, decimal or boolean column, all
+//!          of flat types: hashed and compared column by column against
+//!          the groups' key values where they already are (see
+//!          `column_groups`)
+//!  Rows    anything else (nested types): arrow-row encoded keys; a
+//!          HashTable of group ids, each group's key bytes at
+//!          bytes[offsets[g]..offsets[g + 1]] and its hash at hashes[g], so
+//!          the table stores 4 bytes a slot and no key copies
 //! ```
 //!
 //! The key *values* of the groups are the key columns `take`n at the rows
@@ -39,6 +43,7 @@ use arrow_row::{RowConverter, SortField};
 use arrow_schema::DataType;
 use hashbrown::HashTable;
 
+use super::column_groups::ColumnTable;
 use crate::exec::error::{ExecError, Result};
 
 /// Arrow's half-precision float (the `half` crate's, not a dependency).
@@ -66,6 +71,7 @@ pub(super) struct GroupTable {
 enum Kind {
     Global,
     Word(WordTable),
+    Columns(ColumnTable),
     Rows(RowTable),
 }
 
@@ -85,6 +91,7 @@ impl GroupTable {
                 null_group: None,
                 words: Vec::new(),
             }),
+            _ if ColumnTable::supports(types) => Kind::Columns(ColumnTable::default()),
             _ => {
                 let fields = types.iter().map(|t| SortField::new(t.clone())).collect();
                 let converter = RowConverter::new(fields).map_err(|e| {
@@ -140,6 +147,14 @@ impl GroupTable {
                 return Ok(());
             }
             Kind::Word(t) => t.intern(&keys[0], &mut next, ids, &mut self.new_rows)?,
+            Kind::Columns(t) => t.intern(
+                &keys,
+                &self.parts,
+                &self.state,
+                &mut next,
+                ids,
+                &mut self.new_rows,
+            )?,
             Kind::Rows(t) => t.intern(&keys, &self.state, &mut next, ids, &mut self.new_rows)?,
         }
         self.num_groups = next;
@@ -166,6 +181,7 @@ impl GroupTable {
                     _ => self.state.hash_one(t.words[g]),
                 })
                 .collect(),
+            Kind::Columns(t) => t.hashes().to_vec(),
             Kind::Rows(t) => t.hashes.clone(),
         }
     }
@@ -349,7 +365,7 @@ impl RowTable {
 }
 
 /// The next group id, created at row `row` of the batch.
-fn new_group(next: &mut usize, row: usize, new_rows: &mut Vec<u32>) -> Result<u32> {
+pub(super) fn new_group(next: &mut usize, row: usize, new_rows: &mut Vec<u32>) -> Result<u32> {
     let g = u32::try_from(*next)
         .ok()
         .filter(|&g| g < u32::MAX)
