@@ -23,7 +23,9 @@ use crate::exec::source::Tables;
 use crate::exec::{ExecError, Result, SortExec};
 use crate::hints::{DecisionSource, side_label};
 use crate::kernels::hash::UNPARTITIONED_ROWS;
-use crate::kernels::{HashJoin, Join, JoinInput, JoinSide, JoinType, KernelError, Strategy};
+use crate::kernels::{
+    HashJoin, HashJoinMode, Join, JoinInput, JoinSide, JoinType, KernelError, Strategy,
+};
 
 /// Where an operator's output batches go; called from any worker thread.
 pub type Sink<'a> = dyn Fn(RecordBatch) -> Result<()> + Sync + 'a;
@@ -237,12 +239,13 @@ impl Run<'_> {
         };
         let build = JoinInput::new(build_plan.schema.clone(), self.collect(build_plan)?);
         // Either side may be built: SHUFFLE_HASH, or BROADCAST of an inner
-        // join (HINTS.md H13).
-        let either_side = match decision.strategy {
-            Strategy::ShuffleHash => true,
-            Strategy::Broadcast => hash.join_type() == JoinType::Inner,
-            _ => false,
-        };
+        // join (HINTS.md H13). A default BROADCAST of another join type
+        // whose broadcast side turns out the larger runs as the SHUFFLE_HASH
+        // building the smaller side that H15 falls back to.
+        let either_side = matches!(
+            decision.strategy,
+            Strategy::ShuffleHash | Strategy::Broadcast
+        );
         if decision.source == DecisionSource::Default
             && either_side
             && build.num_rows() > UNPARTITIONED_ROWS
@@ -262,14 +265,24 @@ impl Run<'_> {
                     JoinSide::Left => JoinSide::Right,
                     JoinSide::Right => JoinSide::Left,
                 };
+                let as_shuffle =
+                    decision.strategy == Strategy::Broadcast && hash.join_type() != JoinType::Inner;
                 let _ = plan.metrics.adapted.set(format!(
-                    "built the {} input ({} rows) instead of the {} ({} rows)",
+                    "{}built the {} input ({} rows) instead of the {} ({} rows)",
+                    if as_shuffle {
+                        "ran as SHUFFLE_HASH: "
+                    } else {
+                        ""
+                    },
                     side_label(side),
                     probe.num_rows(),
                     side_label(hash.built_side()),
                     build.num_rows()
                 ));
                 hash = hash.build_side(side);
+                if as_shuffle {
+                    hash = hash.mode(HashJoinMode::Partitioned);
+                }
             }
             return run_collected(plan, &Join::Hash(hash), l, r, out);
         }

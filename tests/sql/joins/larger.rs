@@ -417,3 +417,50 @@ fn default_shuffle_hash_builds_the_side_that_is_really_smaller() {
     assert!(!x.to_text().contains("adapted"), "{}", x.to_text());
     assert_eq!(row_strings(&out.batches), adapted);
 }
+
+/// A default BROADCAST of a semi or anti join whose broadcast (right) side
+/// turns out larger than the other runs as SHUFFLE_HASH building the
+/// smaller, preserved side (H15's fallback), with the same answer as the
+/// hinted BROADCAST that keeps building the right side (TPC-H Q4's EXISTS).
+#[test]
+fn default_broadcast_of_a_semi_join_builds_the_smaller_preserved_side() {
+    use arrow_array::{Int64Array, RecordBatch};
+    use arrow_schema::{DataType, Field, Schema};
+    use std::sync::Arc;
+    use tenon::kernels::hash::UNPARTITIONED_ROWS;
+
+    let table = |n: usize, step: i64| {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Int64, true),
+            Field::new("v", DataType::Int64, false),
+        ]));
+        // Keys repeat on the big side; every 11th key of the small one is NULL.
+        let k = Int64Array::from_iter(
+            (0..n as i64).map(|i| (step != 1 || i % 11 != 0).then_some(i * step % 50_021)),
+        );
+        let v = Int64Array::from_iter_values((0..n as i64).map(|i| i % 7));
+        RecordBatch::try_new(schema, vec![Arc::new(k), Arc::new(v)]).unwrap()
+    };
+    let big = 2 * UNPARTITIONED_ROWS; // 5/7 of it pass big.v < 5
+    let mut s = session(2, 8192);
+    s.register_batch("big", table(big, 3)).unwrap();
+    s.register_batch("small", table(60_000, 1)).unwrap();
+    for kind in ["SEMI", "ANTI"] {
+        let body = format!(
+            "count(*), sum(small.v) FROM small LEFT {kind} JOIN big \
+             ON big.k = small.k AND big.v < 5"
+        );
+        let (x, out) = s.explain_analyze(&format!("SELECT {body}")).unwrap();
+        let text = x.to_text();
+        assert!(text.contains(&format!("BROADCAST LEFT {kind}")), "{text}");
+        assert!(
+            text.contains("adapted: ran as SHUFFLE_HASH: built the left input (60000 rows)"),
+            "{text}"
+        );
+        let adapted = row_strings(&out.batches);
+        let hinted = format!("SELECT /*+ BROADCAST(big) */ {body}");
+        let (x, out) = s.explain_analyze(&hinted).unwrap();
+        assert!(!x.to_text().contains("adapted"), "{}", x.to_text());
+        assert_eq!(row_strings(&out.batches), adapted, "{kind}");
+    }
+}
