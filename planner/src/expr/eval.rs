@@ -12,12 +12,12 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Decimal128Type, Decimal256Type};
 use arrow_array::{ArrayRef, BooleanArray, RecordBatch};
 use arrow_cast::{CastOptions, cast_with_options};
-use arrow_schema::{ArrowError, DataType};
+use arrow_schema::{ArrowError, DECIMAL128_MAX_PRECISION, DataType};
 
 use crate::expr::error::{ExprError, Result};
 use crate::expr::physical::{ArithOp, CompareOp, Node, PhysicalExpr};
 use crate::expr::value::Value;
-use crate::expr::{conditional, logic, scalar_fn, view_compare};
+use crate::expr::{conditional, decimal, logic, scalar_fn, view_compare};
 
 impl PhysicalExpr {
     /// Evaluates the expression on `batch`, keeping a constant result as a
@@ -138,6 +138,9 @@ impl PhysicalExpr {
 
     fn arith(&self, op: ArithOp, l: &Value, r: &Value) -> Result<ArrayRef> {
         use arrow_arith::numeric;
+        if let Some(out) = decimal::try_arith(op, l, r) {
+            return Ok(out); // fits its precision by construction
+        }
         // The checked kernels: integer overflow and division by zero are
         // errors, not wrapped values (SQL semantics).
         let out = match op {
@@ -154,11 +157,24 @@ impl PhysicalExpr {
             expr: self.text.to_string(),
             detail: e.to_string(),
         };
+        // Sums, differences and products of values that fit their
+        // precisions fit the precision Arrow gives the result unless it
+        // was capped at the maximum; then, and for quotients, every value
+        // is checked (a bound check first, Arrow's check for the error).
+        let exact = matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mul);
         match out.data_type() {
-            DataType::Decimal128(p, _) => out
-                .as_primitive::<Decimal128Type>()
-                .validate_decimal_precision(*p)
-                .map_err(overflow)?,
+            DataType::Decimal128(p, _) if exact && *p < DECIMAL128_MAX_PRECISION => {}
+            DataType::Decimal128(p, _) => {
+                let values = out.as_primitive::<Decimal128Type>();
+                let max = 10_i128.pow(u32::from(*p)) - 1;
+                let fits = values
+                    .values()
+                    .iter()
+                    .fold(true, |ok, &v| ok & (v <= max) & (v >= -max));
+                if !fits {
+                    values.validate_decimal_precision(*p).map_err(overflow)?
+                }
+            }
             DataType::Decimal256(p, _) => out
                 .as_primitive::<Decimal256Type>()
                 .validate_decimal_precision(*p)

@@ -38,6 +38,7 @@ mod coerce;
 mod compile;
 mod conditional;
 mod context;
+mod decimal;
 mod error;
 mod eval;
 mod join_filter;

@@ -213,7 +213,34 @@ pub(super) struct SumAcc<T: ArrowPrimitiveType> {
     seen: Vec<bool>,
 }
 
-impl<T: ArrowPrimitiveType> SumAcc<T> {
+/// Addition that reports overflow instead of failing, so that a loop of
+/// additions has no branch per row: the flags are OR-ed and checked once
+/// per batch (the sums are discarded with an error when one is set).
+pub(super) trait FlaggedAdd: Copy {
+    /// The (wrapped) sum and whether it overflowed.
+    fn flagged_add(self, other: Self) -> (Self, bool);
+}
+
+macro_rules! flagged_int {
+    ($($t:ty),*) => {$(
+        impl FlaggedAdd for $t {
+            #[inline(always)]
+            fn flagged_add(self, other: Self) -> (Self, bool) {
+                self.overflowing_add(other)
+            }
+        }
+    )*};
+}
+flagged_int!(i64, u64, i128);
+
+impl FlaggedAdd for f64 {
+    #[inline(always)]
+    fn flagged_add(self, other: Self) -> (Self, bool) {
+        (self + other, false)
+    }
+}
+
+impl<T: ArrowPrimitiveType<Native: FlaggedAdd>> SumAcc<T> {
     pub(super) fn new(name: Arc<str>, data_type: DataType) -> Self {
         SumAcc {
             name,
@@ -228,24 +255,35 @@ impl<T: ArrowPrimitiveType> SumAcc<T> {
         self.sums.resize(n, T::Native::ZERO);
         self.seen.resize(n, false);
         let (sums, seen) = (&mut self.sums, &mut self.seen);
-        let mut add = |g: u32, v: T::Native| -> std::result::Result<(), ArrowError> {
+        let mut overflow = false;
+        let mut add = |g: u32, v: T::Native| {
             let g = g as usize;
-            sums[g] = sums[g].add_checked(v)?;
+            let (sum, o) = sums[g].flagged_add(v);
+            sums[g] = sum;
+            overflow |= o;
             seen[g] = true;
-            Ok(())
         };
-        let result = match values.nulls().filter(|n| n.null_count() > 0) {
+        match values.nulls().filter(|n| n.null_count() > 0) {
             None => groups
                 .iter()
                 .zip(values.values().iter())
-                .try_for_each(|(&g, &v)| add(g, v)),
+                .for_each(|(&g, &v)| add(g, v)),
             Some(nulls) => groups
                 .iter()
                 .zip(values.values().iter())
                 .zip(nulls.iter())
-                .try_for_each(|((&g, &v), valid)| if valid { add(g, v) } else { Ok(()) }),
-        };
-        result.map_err(|e| self.overflow(e))
+                .for_each(|((&g, &v), valid)| {
+                    if valid {
+                        add(g, v)
+                    }
+                }),
+        }
+        if overflow {
+            return Err(self.overflow(ArrowError::ArithmeticOverflow(
+                "overflow adding to a sum".into(),
+            )));
+        }
+        Ok(())
     }
 
     fn overflow(&self, e: ArrowError) -> ExecError {
@@ -266,7 +304,7 @@ impl<T: ArrowPrimitiveType> SumAcc<T> {
     }
 }
 
-impl<T: ArrowPrimitiveType> Accumulator for SumAcc<T> {
+impl<T: ArrowPrimitiveType<Native: FlaggedAdd>> Accumulator for SumAcc<T> {
     fn update(&mut self, groups: &[u32], values: Option<&ArrayRef>, n: usize) -> Result<()> {
         match values {
             Some(v) => self.add(groups, v, n),
@@ -304,7 +342,7 @@ impl<T: ArrowPrimitiveType> Accumulator for SumAcc<T> {
 }
 
 /// How an average is computed from a sum of type `Self` and a count.
-pub(super) trait Average: ArrowPrimitiveType + Sized {
+pub(super) trait Average: ArrowPrimitiveType<Native: FlaggedAdd> + Sized {
     /// The averages, NULL where the count is 0.
     fn average(
         name: &str,
@@ -390,7 +428,7 @@ pub(super) struct AvgAcc<T: ArrowPrimitiveType> {
     out: DataType,
 }
 
-impl<T: ArrowPrimitiveType> AvgAcc<T> {
+impl<T: ArrowPrimitiveType<Native: FlaggedAdd>> AvgAcc<T> {
     /// An average of values of `input` type into `out`.
     pub(super) fn new(name: Arc<str>, input: DataType, out: DataType) -> Self {
         AvgAcc {
