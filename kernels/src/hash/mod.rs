@@ -5,6 +5,9 @@
 //!   probes morsels of the probe side's batches in parallel against it. A
 //!   shared bitmap remembers matched build rows for outer, semi and anti
 //!   joins; those rows are emitted once, after every probe has finished.
+//!   Unique integer keys of a dense range skip the hash table: the key
+//!   minus the smallest key indexes the build rows directly, and a sparse
+//!   range gets exact key bits in front of the table (see `dense`).
 //! * [`HashJoinMode::Partitioned`] ("shuffle hash") radix-partitions both
 //!   sides by the top bits of the key hash, then builds and probes each
 //!   partition as its own task, with a table small enough to stay in the

@@ -33,6 +33,7 @@ mod combine;
 mod distinct;
 mod groups;
 mod min_max;
+mod packed_groups;
 mod spec;
 
 use std::fmt::Write as _;

@@ -9,6 +9,9 @@
 //!  Word    one fixed-width column of 1, 2, 4 or 8 bytes:
 //!          HashMap<bits of the value (zero-extended to u64), group id>,
 //!          NULL a group of its own outside the map
+//!  Packed  several fixed-width columns of at most 16 bytes together: one
+//!          u128 word a key, plus a mask of NULL columns (see
+//!          `packed_groups`)
 //!  Columns several columns, or one string, decimal or boolean column, all
 //!          of flat types: hashed and compared column by column against
 //!          the groups' key values where they already are (see
@@ -44,6 +47,7 @@ use arrow_schema::DataType;
 use hashbrown::HashTable;
 
 use super::column_groups::ColumnTable;
+use super::packed_groups::PackedTable;
 use crate::exec::error::{ExecError, Result};
 
 /// Arrow's half-precision float (the `half` crate's, not a dependency).
@@ -71,6 +75,7 @@ pub(super) struct GroupTable {
 enum Kind {
     Global,
     Word(WordTable),
+    Packed(PackedTable),
     Columns(ColumnTable),
     Rows(RowTable),
 }
@@ -91,6 +96,9 @@ impl GroupTable {
                 null_group: None,
                 words: Vec::new(),
             }),
+            _ if PackedTable::try_new(types).is_some() => {
+                Kind::Packed(PackedTable::try_new(types).unwrap_or_default())
+            }
             _ if ColumnTable::supports(types) => Kind::Columns(ColumnTable::default()),
             _ => {
                 let fields = types.iter().map(|t| SortField::new(t.clone())).collect();
@@ -147,6 +155,7 @@ impl GroupTable {
                 return Ok(());
             }
             Kind::Word(t) => t.intern(&keys[0], &mut next, ids, &mut self.new_rows)?,
+            Kind::Packed(t) => t.intern(&keys, &self.state, &mut next, ids, &mut self.new_rows)?,
             Kind::Columns(t) => t.intern(
                 &keys,
                 &self.parts,
@@ -181,6 +190,7 @@ impl GroupTable {
                     _ => self.state.hash_one(t.words[g]),
                 })
                 .collect(),
+            Kind::Packed(t) => t.hashes().to_vec(),
             Kind::Columns(t) => t.hashes().to_vec(),
             Kind::Rows(t) => t.hashes.clone(),
         }
