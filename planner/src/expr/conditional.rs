@@ -7,8 +7,13 @@
 //! The branches are then merged with `zip`, last branch first. COALESCE
 //! evaluates each argument only on the rows still NULL.
 
+use std::sync::Arc;
+
 use arrow_arith::boolean::{and, and_not, is_null};
+use arrow_array::builder::BooleanBufferBuilder;
+use arrow_array::cast::AsArray;
 use arrow_array::{Array, BooleanArray, RecordBatch, UInt32Array, new_null_array};
+use arrow_buffer::NullBuffer;
 use arrow_schema::ArrowError;
 use arrow_select::filter::filter_record_batch;
 use arrow_select::nullif::nullif;
@@ -138,6 +143,9 @@ pub(crate) fn evaluate_selected(
     if value.is_scalar() {
         return Ok(Value::Array(zip(mask, &value, &null).map_err(arrow)?));
     }
+    if let Some(subset) = value.inner().as_boolean_opt() {
+        return Ok(Value::Array(Arc::new(scatter_booleans(mask, subset))));
+    }
     // Scatter: row i of the output is row `positions[i]` of the subset.
     let mut next = 0u32;
     let positions: UInt32Array = mask
@@ -152,4 +160,39 @@ pub(crate) fn evaluate_selected(
         .collect();
     let out = take(value.inner().as_ref(), &positions, None).map_err(arrow)?;
     Ok(Value::Array(out))
+}
+
+/// The `k`-th value of `subset` at the `k`-th row where `mask` is true,
+/// NULL at the other rows: the scatter of [`evaluate_selected`] for a
+/// boolean result (the right side of an AND or OR), one pass over the set
+/// bits instead of a list of positions and a `take`.
+fn scatter_booleans(mask: &BooleanArray, subset: &BooleanArray) -> BooleanArray {
+    let rows = mask.len();
+    let mut values = BooleanBufferBuilder::new(rows);
+    values.append_n(rows, false);
+    let mut valid = BooleanBufferBuilder::new(rows);
+    valid.append_n(rows, false);
+    for (k, i) in mask.values().set_indices().enumerate() {
+        if subset.is_valid(k) {
+            valid.set_bit(i, true);
+            values.set_bit(i, subset.value(k));
+        }
+    }
+    BooleanArray::new(values.finish(), Some(NullBuffer::new(valid.finish())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn booleans_scatter_to_the_selected_rows_and_null_elsewhere() {
+        let mask = BooleanArray::from(vec![false, true, true, false, true, true]);
+        let subset = BooleanArray::from(vec![Some(true), None, Some(false), Some(true)]);
+        let out = scatter_booleans(&mask, &subset);
+        assert_eq!(
+            out.iter().collect::<Vec<_>>(),
+            vec![None, Some(true), None, None, Some(false), Some(true)]
+        );
+    }
 }
