@@ -160,7 +160,7 @@ mod tests {
     #[test]
     fn agrees_with_arrow_in_values_nulls_and_type() {
         let price = arr(
-            &[Some(9_999_999_99), None, Some(-1), Some(0), Some(123_45)],
+            &[Some(999_999_999), None, Some(-1), Some(0), Some(12_345)],
             15,
             2,
         );

@@ -173,7 +173,7 @@ mod tests {
         let constant: ArrayRef = Arc::new(StringViewArray::from(vec!["ab"]));
         let l = Value::Array(Arc::new(array));
         let out = try_compare(CompareOp::Eq, &l, &Value::Scalar(constant)).unwrap();
-        assert_eq!(out.value(0), true);
+        assert!(out.value(0));
     }
 
     #[test]
