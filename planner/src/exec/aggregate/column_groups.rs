@@ -16,8 +16,8 @@
 //! the query. Here each row costs a hash of its values and, on a hash hit,
 //! one comparison per column against the group's first row, read where it
 //! already is: in the key columns the group table keeps anyway (its
-//! `parts`: one piece per batch that created groups) or, for a group made
-//! earlier in the same batch, in the batch itself.
+//! `parts`: pieces of consecutive groups, O(log groups) of them) or, for a
+//! group made earlier in the same batch, in the batch itself.
 //!
 //! Comparators come from `arrow_ord::ord::make_comparator` (NULL equals
 //! NULL, as GROUP BY wants; floats are canonicalized by the caller), built
@@ -40,8 +40,6 @@ pub(super) struct ColumnTable {
     table: HashTable<u32>,
     /// Each group's hash.
     hashes: Vec<u64>,
-    /// Where each group's key values are: (part, row of the part).
-    at: Vec<(u32, u32)>,
     /// Reused: the hashes of the current batch's rows.
     batch_hashes: Vec<u64>,
 }
@@ -82,12 +80,13 @@ impl ColumnTable {
 
     /// Group ids of the rows of `keys` into `ids`, creating groups (their
     /// rows into `new_rows`). `parts` are the key values of the groups made
-    /// by earlier batches; the caller appends this batch's new groups' key
-    /// values as the next part.
+    /// by earlier batches, each part holding consecutive groups from its
+    /// start id on; the caller appends this batch's new groups' key values
+    /// as the next part.
     pub(super) fn intern(
         &mut self,
         keys: &[ArrayRef],
-        parts: &[Vec<ArrayRef>],
+        (parts, starts): (&[Vec<ArrayRef>], &[usize]),
         state: &RandomState,
         next: &mut usize,
         ids: &mut Vec<u32>,
@@ -97,7 +96,6 @@ impl ColumnTable {
         let ColumnTable {
             table,
             hashes,
-            at,
             batch_hashes,
         } = self;
         batch_hashes.clear();
@@ -117,8 +115,14 @@ impl ColumnTable {
                 if hashes[g] != hash {
                     return false;
                 }
-                let (p, r) = at[g];
-                let p = p as usize;
+                // Where g's key is: a part, or this batch for a new group.
+                let (p, r) = match g.checked_sub(first_new) {
+                    Some(k) => (current, new_rows[k] as usize),
+                    None => {
+                        let p = starts.partition_point(|&s| s <= g) - 1;
+                        (p, g - starts[p])
+                    }
+                };
                 if comparators[p].is_none() {
                     let other = parts.get(p).map_or(keys, |part| part.as_slice());
                     match column_comparators(keys, other) {
@@ -131,7 +135,7 @@ impl ColumnTable {
                 }
                 comparators[p]
                     .as_ref()
-                    .is_some_and(|cs| cs.iter().all(|c| c(i, r as usize) == Ordering::Equal))
+                    .is_some_and(|cs| cs.iter().all(|c| c(i, r) == Ordering::Equal))
             });
             if let Some(e) = failed.take() {
                 return Err(e);
@@ -141,16 +145,11 @@ impl ColumnTable {
                 None => {
                     let g = new_group(next, i, new_rows)?;
                     hashes.push(hash);
-                    at.push((current as u32, i as u32));
                     table.insert_unique(hash, g, |&g| hashes[g as usize]);
                     g
                 }
             };
             ids.push(id);
-        }
-        // The new groups' values become part `current`, in creation order.
-        for (k, slot) in at[first_new..].iter_mut().enumerate() {
-            *slot = (current as u32, k as u32);
         }
         Ok(())
     }

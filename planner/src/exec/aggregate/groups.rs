@@ -65,8 +65,12 @@ pub(super) struct GroupTable {
     /// The key columns' types (after float canonicalization: unchanged).
     types: Vec<DataType>,
     num_groups: usize,
-    /// Per batch that created groups: the key columns at those rows.
+    /// The groups' key columns in pieces: per batch that created groups,
+    /// the key columns at those rows (merged as they accumulate, see
+    /// [`GroupTable::merge_parts`]).
     parts: Vec<Vec<ArrayRef>>,
+    /// The first group id of each part.
+    part_starts: Vec<usize>,
     /// Reused: rows of the current batch that created a group.
     new_rows: Vec<u32>,
 }
@@ -123,6 +127,7 @@ impl GroupTable {
             types: types.to_vec(),
             num_groups,
             parts: Vec::new(),
+            part_starts: Vec::new(),
             new_rows: Vec::new(),
         })
     }
@@ -158,7 +163,7 @@ impl GroupTable {
             Kind::Packed(t) => t.intern(&keys, &self.state, &mut next, ids, &mut self.new_rows)?,
             Kind::Columns(t) => t.intern(
                 &keys,
-                &self.parts,
+                (&self.parts, &self.part_starts),
                 &self.state,
                 &mut next,
                 ids,
@@ -174,7 +179,37 @@ impl GroupTable {
                 .map(|k| arrow_select::take::take(k.as_ref(), &at, None))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| ExecError::arrow("aggregate (group keys)", e))?;
+            let first = self.part_starts.last().map_or(0, |&s| s)
+                + self.parts.last().map_or(0, |p| p[0].len());
             self.parts.push(part);
+            self.part_starts.push(first);
+            if matches!(self.kind, Kind::Columns(_)) {
+                self.merge_parts()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Merges the last two parts while the older is at most twice the
+    /// newer, like a binary counter: there are then O(log groups) parts
+    /// and each group's key is copied O(log groups) times. The column-wise
+    /// table compares against the parts, one comparator per part and
+    /// batch, so it must not see one part per batch of a long input.
+    fn merge_parts(&mut self) -> Result<()> {
+        while let [.., older, newer] = self.parts.as_slice() {
+            if older[0].len() > 2 * newer[0].len() {
+                break;
+            }
+            let merged = older
+                .iter()
+                .zip(newer)
+                .map(|(a, b)| arrow_select::concat::concat(&[a.as_ref(), b.as_ref()]))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| ExecError::arrow("aggregate (group keys)", e))?;
+            self.parts.pop();
+            self.parts.pop();
+            self.part_starts.pop();
+            self.parts.push(merged);
         }
         Ok(())
     }
@@ -204,6 +239,7 @@ impl GroupTable {
     /// An Arrow failure concatenating the pieces.
     pub(super) fn take_keys(&mut self) -> Result<Vec<ArrayRef>> {
         let parts = std::mem::take(&mut self.parts);
+        self.part_starts.clear();
         self.types
             .iter()
             .enumerate()
@@ -439,5 +475,47 @@ pub(super) fn canonical_floats(col: &ArrayRef) -> ArrayRef {
             },
         )),
         _ => Arc::clone(col),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{Int64Array, StringViewArray};
+
+    use super::*;
+
+    #[test]
+    fn column_wise_key_parts_stay_few_over_many_batches() {
+        let types = [DataType::Int64, DataType::Utf8View];
+        let mut table = GroupTable::new(&types, RandomState::new()).unwrap();
+        let mut ids = Vec::new();
+        let mut expected = std::collections::HashMap::new();
+        // 300 batches, each with new keys and keys of earlier batches.
+        for b in 0..300i64 {
+            let ks: Vec<i64> = (0..3).map(|j| 3 * b + j).chain([0, 3 * b / 2, 7]).collect();
+            let keys: Vec<ArrayRef> = vec![
+                Arc::new(Int64Array::from(ks.clone())),
+                Arc::new(StringViewArray::from_iter_values(
+                    ks.iter()
+                        .map(|k| format!("a string longer than twelve bytes {k}")),
+                )),
+            ];
+            table.intern(&keys, ks.len(), &mut ids).unwrap();
+            let want: Vec<u32> = ks
+                .iter()
+                .map(|&k| {
+                    let next = expected.len() as u32;
+                    *expected.entry(k).or_insert(next)
+                })
+                .collect();
+            assert_eq!(ids, want, "batch {b}");
+            assert!(table.parts.len() <= 20, "{} parts", table.parts.len());
+            assert_eq!(table.part_starts.len(), table.parts.len());
+        }
+        assert_eq!(table.num_groups(), 900);
+        let keys = table.take_keys().unwrap();
+        assert_eq!(keys[0].len(), 900);
     }
 }
