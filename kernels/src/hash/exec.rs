@@ -471,18 +471,19 @@ impl<'a> Prepared<'a> {
         let range = self.key_range(b);
         if let Some(range) = range.filter(|r| r.suits_direct(n)) {
             let r = mem.try_reserve("the direct key index", DirectIndex::bytes_for(range))?;
-            let valid = |i: usize| b.nulls.is_none_or(|nb| nb.is_valid(i));
-            let rows: Vec<u32> = match b.nulls {
-                None => Vec::new(),
-                Some(_) => (0..n).filter(|&i| valid(i)).map(|i| i as u32).collect(),
-            };
-            let count = if b.nulls.is_some() { rows.len() } else { n };
+            // Rows with a NULL key are not indexed (they never match here).
+            let rows: Option<Vec<u32>> =
+                b.nulls.map(|_| b.valid_rows().map(|i| i as u32).collect());
+            let count = rows.as_ref().map_or(n, Vec::len);
             let row_key = |i: usize| {
-                let row = if b.nulls.is_some() { rows[i] } else { i as u32 };
+                let row = rows.as_ref().map_or(i as u32, |r| r[i]);
                 (row, S::word(b.keys.tag(row as usize)).unwrap_or_default())
             };
             if let Some(direct) = DirectIndex::build(range, count, row_key) {
-                let null_rows = (0..n).filter(|&i| !valid(i)).map(|i| i as u32).collect();
+                let null_rows = (0..n)
+                    .filter(|&i| b.nulls.is_some_and(|nb| nb.is_null(i)))
+                    .map(|i| i as u32)
+                    .collect();
                 return Ok(BuiltTable {
                     table: JoinTable::default(),
                     direct: Some(direct),
@@ -497,9 +498,7 @@ impl<'a> Prepared<'a> {
         if let Some(range) = range.filter(|r| r.suits_bits() && built.filter.is_none()) {
             built._filter_memory =
                 Some(mem.try_reserve("the key bits", KeyBits::bytes_for(range))?);
-            let keys = (0..n)
-                .filter(|&i| b.nulls.is_none_or(|nb| nb.is_valid(i)))
-                .filter_map(|i| S::word(b.keys.tag(i)));
+            let keys = b.valid_rows().filter_map(|i| S::word(b.keys.tag(i)));
             built.filter = Some(Prefilter::Bits(KeyBits::build(range, keys)));
         }
         Ok(built)
@@ -513,13 +512,8 @@ impl<'a> Prepared<'a> {
         if self.join.null_equal || self.roles.null_aware {
             return None;
         }
-        let n = b.batch.num_rows();
         S::word(S::Tag::default())?;
-        KeyRange::of(
-            (0..n)
-                .filter(|&i| b.nulls.is_none_or(|nb| nb.is_valid(i)))
-                .filter_map(|i| S::word(b.keys.tag(i))),
-        )
+        KeyRange::of(b.valid_rows().filter_map(|i| S::word(b.keys.tag(i))))
     }
 
     /// Builds a hash table over the whole build side (see
@@ -666,6 +660,13 @@ pub(super) struct BuildSide<'a, S> {
     pub(super) batch: &'a RecordBatch,
     pub(super) keys: &'a S,
     pub(super) nulls: Option<&'a NullBuffer>,
+}
+
+impl<S> BuildSide<'_, S> {
+    /// The rows whose key is not NULL.
+    fn valid_rows(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.batch.num_rows()).filter(|&i| self.nulls.is_none_or(|nb| nb.is_valid(i)))
+    }
 }
 
 pub(super) fn key_columns(batch: &RecordBatch, keys: &[usize]) -> Vec<ArrayRef> {
