@@ -170,18 +170,27 @@ impl HashAggregate {
                     .into(),
             ));
         }
-        if fields.len() != agg.group_expr.len() + agg.aggr_expr.len() {
+        // `GROUP BY a, a` groups by `a` once: the plan's schema has one
+        // column for it, so the repeated expressions are dropped here too.
+        let mut group_expr: Vec<&Expr> = Vec::with_capacity(agg.group_expr.len());
+        for g in &agg.group_expr {
+            if !group_expr.contains(&g) {
+                group_expr.push(g);
+            }
+        }
+        if fields.len() != group_expr.len() + agg.aggr_expr.len() {
             return Err(ExecError::Unsupported(format!(
-                "an aggregate with {} group and {} aggregate expressions but {} output columns",
-                agg.group_expr.len(),
+                "internal: an aggregate with {} group and {} aggregate expressions but {} \
+                 output columns",
+                group_expr.len(),
                 agg.aggr_expr.len(),
                 fields.len()
             )));
         }
-        let mut groups = Vec::with_capacity(agg.group_expr.len());
-        let mut key_types = Vec::with_capacity(agg.group_expr.len());
-        let mut group_names = Vec::with_capacity(agg.group_expr.len());
-        for (i, g) in agg.group_expr.iter().enumerate() {
+        let mut groups = Vec::with_capacity(group_expr.len());
+        let mut key_types = Vec::with_capacity(group_expr.len());
+        let mut group_names = Vec::with_capacity(group_expr.len());
+        for (i, g) in group_expr.iter().enumerate() {
             let expr = PhysicalExpr::compile(g, input, ctx)?;
             let want = fields[i].data_type();
             if expr.data_type() != want && !can_cast_types(expr.data_type(), want) {
@@ -197,7 +206,7 @@ impl HashAggregate {
         let aggs = agg
             .aggr_expr
             .iter()
-            .zip(&fields[agg.group_expr.len()..])
+            .zip(&fields[group_expr.len()..])
             .map(|(e, f)| AggSpec::compile(e, f, input, ctx))
             .collect::<Result<Vec<_>>>()?;
         // Fail here, not in a worker, for key or value types without a table
