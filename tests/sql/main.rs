@@ -12,6 +12,7 @@ mod common;
 mod ddl;
 mod differential;
 mod errors;
+mod fuzz;
 mod hints;
 mod joins;
 mod operators;
