@@ -11,6 +11,7 @@ mod cli_script;
 mod common;
 mod ddl;
 mod differential;
+mod differential_duckdb;
 mod errors;
 mod fuzz;
 mod hints;

@@ -130,6 +130,7 @@ pub fn sessions() -> Vec<Arc<Session>> {
             for t in std_tables() {
                 s.register_batch(&t.name, t.batch()).expect("a test table");
             }
+            crate::differential_duckdb::register(&mut s);
             Arc::new(s)
         })
         .collect()
@@ -186,7 +187,10 @@ pub fn run_case(session: &Arc<Session>, sql: &str) -> Outcome {
 /// Every statement of the run: (case number, SQL).
 fn statements(cases: u64) -> Vec<(u64, String)> {
     let seeds = seeds::seeds();
-    let (seed, depth) = (env_or("TENON_FUZZ_SEED", SEED), env_or("TENON_FUZZ_DEPTH", MAX_DEPTH));
+    let (seed, depth) = (
+        env_or("TENON_FUZZ_SEED", SEED),
+        env_or("TENON_FUZZ_DEPTH", MAX_DEPTH),
+    );
     let first = env_or("TENON_FUZZ_FIRST", 0);
     (first..first + cases)
         .map(|case| (case, mutate::statement(&seeds, seed, case, depth)))
@@ -218,7 +222,10 @@ fn shown(sql: &str) -> String {
     if sql.len() <= 2000 {
         return sql.to_string();
     }
-    let cut = (0..=2000).rev().find(|&i| sql.is_char_boundary(i)).unwrap_or(0);
+    let cut = (0..=2000)
+        .rev()
+        .find(|&i| sql.is_char_boundary(i))
+        .unwrap_or(0);
     format!("{}... ({} bytes)", &sql[..cut], sql.len())
 }
 
@@ -293,8 +300,17 @@ fn fuzz_errors_are_in_tenons_own_words() {
 #[test]
 fn fuzz_harness_reports_panics_and_clean_errors() {
     let sessions = sessions();
-    assert_eq!(run_case(&sessions[0], "SELECT k FROM a WHERE k = 1"), Outcome::Rows(2));
-    assert!(matches!(run_case(&sessions[1], "SELEC 1"), Outcome::Error(_)));
-    assert_eq!(leak("Internal error: x. This was likely caused by a bug"), Some("Internal error"));
+    assert_eq!(
+        run_case(&sessions[0], "SELECT k FROM a WHERE k = 1"),
+        Outcome::Rows(2)
+    );
+    assert!(matches!(
+        run_case(&sessions[1], "SELEC 1"),
+        Outcome::Error(_)
+    ));
+    assert_eq!(
+        leak("Internal error: x. This was likely caused by a bug"),
+        Some("Internal error")
+    );
     assert_eq!(leak("unknown column `x` in `a`"), None);
 }

@@ -247,19 +247,98 @@ fn hint_block(rng: &mut Rng, tokens: &[Token]) -> String {
 
 /// Tokens any position may receive.
 const VOCABULARY: [&str; 40] = [
-    "(", ")", ",", "NULL", "NOT", "AND", "OR", "=", "<", "+", "-", "*", "/", "%", "||", "SELECT",
-    "FROM", "WHERE", "JOIN", "ON", "LEFT", "FULL", "CROSS", "GROUP BY", "HAVING", "ORDER BY",
-    "LIMIT", "OFFSET", "UNION ALL", "EXCEPT", "INTERSECT", "DISTINCT", "IN", "EXISTS", "CASE",
-    "END", "AS", "::", "1", "true",
+    "(",
+    ")",
+    ",",
+    "NULL",
+    "NOT",
+    "AND",
+    "OR",
+    "=",
+    "<",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "||",
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "JOIN",
+    "ON",
+    "LEFT",
+    "FULL",
+    "CROSS",
+    "GROUP BY",
+    "HAVING",
+    "ORDER BY",
+    "LIMIT",
+    "OFFSET",
+    "UNION ALL",
+    "EXCEPT",
+    "INTERSECT",
+    "DISTINCT",
+    "IN",
+    "EXISTS",
+    "CASE",
+    "END",
+    "AS",
+    "::",
+    "1",
+    "true",
 ];
 
 /// Words that are not values (a value is nested, a keyword is not).
 const KEYWORDS: [&str; 48] = [
-    "select", "from", "where", "group", "by", "having", "order", "limit", "offset", "join", "on",
-    "left", "right", "full", "outer", "inner", "cross", "semi", "anti", "union", "all", "except",
-    "intersect", "distinct", "as", "and", "or", "not", "in", "exists", "is", "null", "case",
-    "when", "then", "else", "end", "between", "like", "asc", "desc", "with", "interval", "date",
-    "day", "month", "year", "for",
+    "select",
+    "from",
+    "where",
+    "group",
+    "by",
+    "having",
+    "order",
+    "limit",
+    "offset",
+    "join",
+    "on",
+    "left",
+    "right",
+    "full",
+    "outer",
+    "inner",
+    "cross",
+    "semi",
+    "anti",
+    "union",
+    "all",
+    "except",
+    "intersect",
+    "distinct",
+    "as",
+    "and",
+    "or",
+    "not",
+    "in",
+    "exists",
+    "is",
+    "null",
+    "case",
+    "when",
+    "then",
+    "else",
+    "end",
+    "between",
+    "like",
+    "asc",
+    "desc",
+    "with",
+    "interval",
+    "date",
+    "day",
+    "month",
+    "year",
+    "for",
 ];
 
 /// Whether token `i` is a value: a literal, or a name that is not a
@@ -270,12 +349,18 @@ fn is_value(tokens: &[Token], i: usize) -> bool {
     let prev = i.checked_sub(1).map(|p| tokens[p].1.as_str());
     match kind {
         Tok::Number => prev != Some("interval"),
-        Tok::Str => !matches!(prev.map(str::to_ascii_lowercase).as_deref(), Some("date" | "interval")),
+        Tok::Str => !matches!(
+            prev.map(str::to_ascii_lowercase).as_deref(),
+            Some("date" | "interval")
+        ),
         Tok::Word => {
             !KEYWORDS.contains(&text.to_ascii_lowercase().as_str())
                 && !matches!(next, Some("." | "("))
                 && prev != Some(".")
-                && !matches!(prev.map(str::to_ascii_lowercase).as_deref(), Some("from" | "join" | "as"))
+                && !matches!(
+                    prev.map(str::to_ascii_lowercase).as_deref(),
+                    Some("from" | "join" | "as")
+                )
         }
         _ => false,
     }
@@ -288,10 +373,7 @@ fn nest(rng: &mut Rng, inner: Vec<Token>, depth: usize) -> Vec<Token> {
     for _ in 0..depth {
         text = match shape {
             0 => format!("({text})"),
-            1 => format!("CASE WHEN true THEN {text} ELSE {text} END")
-                .chars()
-                .take(20_000)
-                .collect(),
+            1 => format!("CASE WHEN true THEN {text} END"),
             2 => format!("coalesce({text}, NULL)"),
             3 => format!("-({text})"),
             4 => format!("NOT ({text})"),
@@ -326,7 +408,11 @@ fn mutate_once(rng: &mut Rng, tokens: &mut Vec<Token>, other: &[Token], max_dept
             let lits: Vec<usize> = (0..n)
                 .filter(|&i| matches!(tokens[i].0, Tok::Number | Tok::Str))
                 .collect();
-            let i = if lits.is_empty() { at } else { *rng.pick(&lits) };
+            let i = if lits.is_empty() {
+                at
+            } else {
+                *rng.pick(&lits)
+            };
             tokens.splice(i..=i, extreme_literal(rng));
         }
         7..=9 => {
@@ -361,7 +447,11 @@ fn mutate_once(rng: &mut Rng, tokens: &mut Vec<Token>, other: &[Token], max_dept
         12 | 16 | 17 => {
             // A value nested.
             let vals: Vec<usize> = (0..n).filter(|&i| is_value(tokens, i)).collect();
-            let i = if vals.is_empty() { at } else { *rng.pick(&vals) };
+            let i = if vals.is_empty() {
+                at
+            } else {
+                *rng.pick(&vals)
+            };
             let depth = rng.range(1, max_depth.max(1));
             let nested = nest(rng, vec![tokens[i].clone()], depth);
             tokens.splice(i..=i, nested);

@@ -46,8 +46,9 @@ const OWN: &[&str] = &[
     "SELECT r_name, (SELECT count(*) FROM nation WHERE n_regionkey = r_regionkey) FROM region",
 ];
 
-/// Every seed: [`OWN`], the README's quoted `SELECT` queries and the TPC-H
-/// queries (their `--` comment lines dropped).
+/// Every seed: [`OWN`], the TPC-H queries (their `--` comment lines
+/// dropped), the differential test's queries and the README's quoted
+/// `SELECT` queries.
 pub fn seeds() -> Vec<String> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut out: Vec<String> = OWN.iter().map(|s| s.to_string()).collect();
@@ -66,6 +67,9 @@ pub fn seeds() -> Vec<String> {
             .filter(|l| !l.trim_start().starts_with("--"))
             .collect();
         out.push(body.join("\n").trim().trim_end_matches(';').to_string());
+    }
+    for case in crate::differential_duckdb::cases() {
+        out.push(case.sql);
     }
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_default();
     for piece in readme.split('"').skip(1).step_by(2) {
