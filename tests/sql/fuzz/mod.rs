@@ -14,8 +14,10 @@
 //! mangled (unknown names, bad arguments, unterminated, nested); the
 //! statement wrapped (derived table, WITH, `UNION ALL` of itself, `ORDER
 //! BY 1 LIMIT 3`); a value nested in parentheses, CASE, coalesce, unary
-//! minus or NOT, up to [`MAX_DEPTH`] levels; a keyword or operator
-//! inserted; a piece of another seed spliced in; a name replaced by another.
+//! minus or NOT, up to [`MAX_DEPTH`] levels; a chain of up to
+//! [`MAX_CHAIN`] `OR` terms, `+` terms or `UNION ALL` branches; a keyword or
+//! operator inserted; a piece of another seed spliced in; a name replaced by
+//! another.
 //!
 //! **Tables**: the TPC-H tables at scale 0.001 cut to [`TPCH_ROWS`] rows
 //! each (so that a cross product of all eight stays small), the test tables
@@ -30,19 +32,23 @@
 //! (a hang; the run stops there). Failures are listed with their SQL, case
 //! number and seed, so each can be replayed.
 //!
-//! **Depth**: CI nests at most [`MAX_DEPTH`] levels, below where today's
-//! front end overflows its stack (a stack overflow aborts the whole test
-//! process, it cannot be caught) and where nested `NOT (` takes seconds to
-//! parse (issue 14). Longer runs:
+//! **Depth**: CI nests at most [`MAX_DEPTH`] levels and chains at most
+//! [`MAX_CHAIN`] terms, below where today's code overflows its stack (a
+//! stack overflow aborts the whole test process, it cannot be caught): in
+//! a debug build an `OR` chain of 60 terms runs and one of 100 overflows
+//! (release: about 937, issue 14), and nested `NOT (` parses in
+//! exponential time. Parentheses deeper than 50 are refused cleanly
+//! ("nested too deeply"). Longer runs:
 //!
 //! ```sh
-//! TENON_FUZZ_CASES=100000 TENON_FUZZ_SEED=7 TENON_FUZZ_DEPTH=40 \
+//! TENON_FUZZ_CASES=100000 TENON_FUZZ_SEED=7 TENON_FUZZ_DEPTH=40 TENON_FUZZ_CHAIN=2000 \
 //!   cargo nextest run --test sql fuzz_statements --no-capture
 //! ```
 //!
 //! `TENON_FUZZ_CASES` (default [`CASES`]), `TENON_FUZZ_SEED` (default
 //! [`SEED`]: a different seed, different statements),
-//! `TENON_FUZZ_DEPTH` (default [`MAX_DEPTH`]), `TENON_FUZZ_FIRST` (default
+//! `TENON_FUZZ_DEPTH` (default [`MAX_DEPTH`]), `TENON_FUZZ_CHAIN` (default
+//! [`MAX_CHAIN`]), `TENON_FUZZ_FIRST` (default
 //! 0: the first case number; with `TENON_FUZZ_CASES=1`, replays one case),
 //! `TENON_FUZZ_VERBOSE=1` prints every statement before it runs and its
 //! outcome after (to find the one that aborted).
@@ -51,10 +57,11 @@
 //! each error is tenon's own words: no DataFusion "Internal error", no
 //! "bug report", no Rust `Debug` dumps (`Ident {`, `BinaryOp {`).
 //!
-//! Each crash found becomes a regression test in [`regressions`].
+//! Each crash found becomes a regression test named after its defect, next
+//! to the code it tests (none so far: 71,500 statements of seeds 1, 2 and
+//! 14 at depths 8 to 12 found one hang, issue 14's nested `NOT (`).
 
 mod mutate;
-mod regressions;
 mod seeds;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -68,11 +75,14 @@ use tenon::{Config, Session};
 use crate::common::std_tables;
 
 /// Statements per run in CI.
-pub const CASES: u64 = 1500;
+pub const CASES: u64 = 3000;
 /// The default run seed.
 pub const SEED: u64 = 14;
 /// The deepest nesting CI generates.
 pub const MAX_DEPTH: usize = 8;
+/// The longest chain (`OR` terms, `+` terms, `UNION ALL` branches) CI
+/// generates.
+pub const MAX_CHAIN: usize = 32;
 /// Rows per TPC-H table.
 pub const TPCH_ROWS: usize = 5;
 /// Rows a case reads from its stream before it stops the query.
@@ -191,9 +201,10 @@ fn statements(cases: u64) -> Vec<(u64, String)> {
         env_or("TENON_FUZZ_SEED", SEED),
         env_or("TENON_FUZZ_DEPTH", MAX_DEPTH),
     );
+    let chain = env_or("TENON_FUZZ_CHAIN", MAX_CHAIN);
     let first = env_or("TENON_FUZZ_FIRST", 0);
     (first..first + cases)
-        .map(|case| (case, mutate::statement(&seeds, seed, case, depth)))
+        .map(|case| (case, mutate::statement(&seeds, seed, case, depth, chain)))
         .collect()
 }
 
@@ -260,8 +271,10 @@ fn fuzz_statements_never_panic_or_hang() {
 }
 
 /// What an error message must not contain: a dependency's internals.
-const LEAKS: [&str; 8] = [
+const LEAKS: [&str; 10] = [
     "Internal error",
+    "Error during planning",
+    "Arrow error",
     "bug report",
     "DataFusion",
     "Ident {",

@@ -383,9 +383,45 @@ fn nest(rng: &mut Rng, inner: Vec<Token>, depth: usize) -> Vec<Token> {
     tokenize(&text)
 }
 
+/// `tokens` with a long chain: a value as `v + 0 + 0 ...`, `OR` terms
+/// after a WHERE, or the statement as `UNION ALL` branches; at most
+/// `max_chain` terms.
+fn chain(rng: &mut Rng, tokens: &[Token], max_chain: usize) -> Vec<Token> {
+    let n = rng.range(2, max_chain.max(2));
+    let wheres: Vec<usize> = (0..tokens.len())
+        .filter(|&i| tokens[i].1.eq_ignore_ascii_case("where"))
+        .collect();
+    let vals: Vec<usize> = (0..tokens.len()).filter(|&i| is_value(tokens, i)).collect();
+    let mut out = tokens.to_vec();
+    match rng.below(3) {
+        0 if !wheres.is_empty() => {
+            let terms: Vec<String> = (0..n).map(|i| format!("{i} = {}", i + 1)).collect();
+            let text = format!("({}) OR", terms.join(" OR "));
+            let at = *rng.pick(&wheres) + 1;
+            out.splice(at..at, tokenize(&text));
+        }
+        1 if !vals.is_empty() => {
+            let i = *rng.pick(&vals);
+            let text = format!("({}{})", tokens[i].1, " + 0".repeat(n));
+            out.splice(i..=i, tokenize(&text));
+        }
+        _ => {
+            let q = render(tokens);
+            out = tokenize(&vec![format!("({q})"); n].join(" UNION ALL "));
+        }
+    }
+    out
+}
+
 /// One random mutation of `tokens`; `other` is another seed (for
-/// crossover), `max_depth` bounds nesting.
-fn mutate_once(rng: &mut Rng, tokens: &mut Vec<Token>, other: &[Token], max_depth: usize) {
+/// crossover), `max_depth` bounds nesting and `max_chain` chains.
+fn mutate_once(
+    rng: &mut Rng,
+    tokens: &mut Vec<Token>,
+    other: &[Token],
+    max_depth: usize,
+    max_chain: usize,
+) {
     let n = tokens.len();
     if n == 0 {
         tokens.extend(other.iter().cloned());
@@ -470,6 +506,7 @@ fn mutate_once(rng: &mut Rng, tokens: &mut Vec<Token>, other: &[Token], max_dept
                 tokens.splice(at..end, other[a..b].iter().cloned());
             }
         }
+        18 => *tokens = chain(rng, tokens, max_chain),
         _ => {
             // A name replaced by another name of the statement.
             let words: Vec<usize> = (0..n).filter(|&i| tokens[i].0 == Tok::Word).collect();
@@ -482,8 +519,15 @@ fn mutate_once(rng: &mut Rng, tokens: &mut Vec<Token>, other: &[Token], max_dept
 }
 
 /// Case `case` of the run seeded by `seed`: a seed statement with 1 to 4
-/// mutations (the same arguments give the same statement).
-pub fn statement(seeds: &[String], seed: u64, case: u64, max_depth: usize) -> String {
+/// mutations, nested at most `max_depth` deep, chains of at most
+/// `max_chain` terms (the same arguments give the same statement).
+pub fn statement(
+    seeds: &[String],
+    seed: u64,
+    case: u64,
+    max_depth: usize,
+    max_chain: usize,
+) -> String {
     let mut rng = Rng::new(seed.wrapping_mul(0x100_0000_01B3) ^ case);
     let mut tokens = tokenize(&seeds[rng.below(seeds.len())]);
     let other = tokenize(&seeds[rng.below(seeds.len())]);
@@ -493,7 +537,7 @@ pub fn statement(seeds: &[String], seed: u64, case: u64, max_depth: usize) -> St
         _ => rng.range(3, 4),
     };
     for _ in 0..mutations {
-        mutate_once(&mut rng, &mut tokens, &other, max_depth);
+        mutate_once(&mut rng, &mut tokens, &other, max_depth, max_chain);
         if tokens.len() > 20_000 {
             tokens.truncate(20_000);
         }
@@ -530,8 +574,8 @@ fn tokenizer_keeps_hints_strings_and_comments_whole() {
 #[test]
 fn generator_is_deterministic() {
     let seeds = vec!["SELECT a.k FROM a JOIN b ON a.k = b.k WHERE a.v > 3".to_string()];
-    let one: Vec<String> = (0..50).map(|c| statement(&seeds, 7, c, 6)).collect();
-    let two: Vec<String> = (0..50).map(|c| statement(&seeds, 7, c, 6)).collect();
+    let one: Vec<String> = (0..50).map(|c| statement(&seeds, 7, c, 6, 8)).collect();
+    let two: Vec<String> = (0..50).map(|c| statement(&seeds, 7, c, 6, 8)).collect();
     assert_eq!(one, two);
     assert!(one.iter().any(|s| s != &seeds[0]));
 }
