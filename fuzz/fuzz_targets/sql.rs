@@ -19,7 +19,10 @@ const TPCH_ROWS: usize = 5;
 /// The declared types of the differential tables (as `make_cases.py`
 /// writes them).
 const TABLES: [(&str, &str); 3] = [
-    ("t1", "id BIGINT, k BIGINT, x DOUBLE, s VARCHAR, d DATE, m DECIMAL(10, 2)"),
+    (
+        "t1",
+        "id BIGINT, k BIGINT, x DOUBLE, s VARCHAR, d DATE, m DECIMAL(10, 2)",
+    ),
     ("t2", "id BIGINT, k BIGINT, y DOUBLE, s VARCHAR, d DATE"),
     ("t3", "k BIGINT, g VARCHAR, n BIGINT"),
 ];
