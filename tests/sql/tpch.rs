@@ -39,7 +39,7 @@ const ABS_TOL: f64 = 1e-6;
 
 /// How an expected column compares (the `:kind` of its header cell).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Int,
     Decimal,
     Float,
@@ -48,11 +48,11 @@ enum Kind {
 }
 
 /// Result or CSV rows: one `Option<String>` per cell, `None` for NULL.
-type Rows = Vec<Vec<Option<String>>>;
+pub(super) type Rows = Vec<Vec<Option<String>>>;
 
 /// A CSV file's records, each a list of fields (`None`: an empty, unquoted
 /// field, that is NULL; `""` is the empty string).
-fn parse_csv(text: &str) -> Rows {
+pub(super) fn parse_csv(text: &str) -> Rows {
     let (mut records, mut record, mut field) = (Vec::new(), Vec::new(), String::new());
     let (mut quoted, mut in_quotes) = (false, false);
     let mut chars = text.chars().peekable();
@@ -95,14 +95,8 @@ fn expected(q: &str) -> (Vec<(String, Kind)>, Rows) {
         .map(|cell| {
             let cell = cell.expect("a column name");
             let (name, kind) = cell.rsplit_once(':').expect("a `name:kind` header cell");
-            let kind = match kind {
-                "int" => Kind::Int,
-                "decimal" => Kind::Decimal,
-                "float" => Kind::Float,
-                "str" => Kind::Str,
-                "date" => Kind::Date,
-                other => panic!("{q}: unknown column kind {other}"),
-            };
+            let kind =
+                Kind::parse(kind).unwrap_or_else(|| panic!("{q}: unknown column kind {kind}"));
             (name.to_string(), kind)
         })
         .collect();
@@ -116,6 +110,20 @@ fn expected(q: &str) -> (Vec<(String, Kind)>, Rows) {
         );
     }
     (columns, rows)
+}
+
+impl Kind {
+    /// The kind named `name` (`int`, `decimal`, `float`, `str`, `date`).
+    pub(super) fn parse(name: &str) -> Option<Kind> {
+        Some(match name {
+            "int" => Kind::Int,
+            "decimal" => Kind::Decimal,
+            "float" => Kind::Float,
+            "str" => Kind::Str,
+            "date" => Kind::Date,
+            _ => return None,
+        })
+    }
 }
 
 fn tpch_dir() -> PathBuf {
@@ -142,6 +150,11 @@ fn run_query(q: &str, sql: &str) -> (Vec<DataType>, Rows) {
     let output = session()
         .query(sql)
         .unwrap_or_else(|e| panic!("{q}: tenon failed: {e}\n  ({e:?})"));
+    output_rows(&output)
+}
+
+/// A query's output as column types and rows of cells (see [`run_query`]).
+pub(super) fn output_rows(output: &tenon::QueryOutput) -> (Vec<DataType>, Rows) {
     let types = output.schema.fields().iter().map(|f| f.data_type().clone());
     let mut rows = Vec::new();
     for b in &output.batches {
@@ -161,7 +174,7 @@ fn run_query(q: &str, sql: &str) -> (Vec<DataType>, Rows) {
 
 /// An exact decimal text (`-12.50`, `7`) in a canonical form (`-12.5`,
 /// `7.`), or `None` if `s` is not one.
-fn canonical_decimal(s: &str) -> Option<String> {
+pub(super) fn canonical_decimal(s: &str) -> Option<String> {
     let (neg, digits) = match s.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, s),
@@ -180,9 +193,13 @@ fn canonical_decimal(s: &str) -> Option<String> {
     ))
 }
 
-/// Whether `expected` and `got` are equal numbers within the tolerance.
+/// Whether `expected` and `got` are equal numbers within the tolerance
+/// (NaN matches NaN, an infinity the same infinity, -0.0 matches 0.0).
 fn floats_match(expected: &str, got: &str) -> bool {
     match (expected.parse::<f64>(), got.parse::<f64>()) {
+        (Ok(e), Ok(g)) if e.is_nan() || g.is_nan() || e.is_infinite() || g.is_infinite() => {
+            (e.is_nan() && g.is_nan()) || e == g
+        }
         (Ok(e), Ok(g)) => (e - g).abs() <= ABS_TOL + REL_TOL * e.abs().max(g.abs()),
         _ => false,
     }
@@ -190,7 +207,12 @@ fn floats_match(expected: &str, got: &str) -> bool {
 
 /// Whether a cell of tenon's column of type `ty` matches the expected cell
 /// of kind `kind` (see the module docs).
-fn cell_matches(kind: Kind, ty: &DataType, expected: Option<&str>, got: Option<&str>) -> bool {
+pub(super) fn cell_matches(
+    kind: Kind,
+    ty: &DataType,
+    expected: Option<&str>,
+    got: Option<&str>,
+) -> bool {
     let (Some(e), Some(g)) = (expected, got) else {
         return expected.is_none() && got.is_none();
     };
@@ -226,15 +248,30 @@ fn check(q: &str) {
 pub(super) fn check_sql(q: &str, sql: &str) {
     let (columns, want) = expected(q);
     let (types, got) = run_query(q, sql);
-    assert_eq!(
-        types.len(),
-        columns.len(),
-        "{q}: tenon returned {} columns {types:?}, expected {} {columns:?}",
-        types.len(),
-        columns.len()
-    );
+    if let Err(m) = compare(q, &columns, &want, &types, &got) {
+        panic!("{m}");
+    }
+}
+
+/// Compares tenon's rows `got` (columns of `types`) with the expected
+/// `want` (columns and kinds `columns`) in order: the column count, the
+/// first differing cell, the row count; `Err` says what differs first.
+pub(super) fn compare(
+    q: &str,
+    columns: &[(String, Kind)],
+    want: &Rows,
+    types: &[DataType],
+    got: &Rows,
+) -> Result<(), String> {
+    if types.len() != columns.len() {
+        return Err(format!(
+            "{q}: tenon returned {} columns {types:?}, expected {} {columns:?}",
+            types.len(),
+            columns.len()
+        ));
+    }
     // The first differing cell, if any, among the rows both have.
-    let mismatch = want.iter().zip(&got).enumerate().find_map(|(r, (w, g))| {
+    let mismatch = want.iter().zip(got).enumerate().find_map(|(r, (w, g))| {
         (0..columns.len()).find_map(|c| {
             let (name, kind) = &columns[c];
             let (e, v) = (w[c].as_deref(), g[c].as_deref());
@@ -251,16 +288,14 @@ pub(super) fn check_sql(q: &str, sql: &str) {
         })
     });
     if want.len() != got.len() {
-        panic!(
+        return Err(format!(
             "{q}: tenon returned {} rows, expected {}; {}",
             got.len(),
             want.len(),
             mismatch.unwrap_or_else(|| "the common rows agree".to_string())
-        );
+        ));
     }
-    if let Some(m) = mismatch {
-        panic!("{m}");
-    }
+    mismatch.map_or(Ok(()), Err)
 }
 
 /// One test per query: `name => "qNN"`.
@@ -331,6 +366,12 @@ fn harness_parses_and_compares() {
         Some("25.575154611454693"),
         Some("25.575154")
     ));
+    let f64t = DataType::Float64;
+    assert!(cell_matches(Kind::Float, &f64t, Some("nan"), Some("NaN")));
+    assert!(cell_matches(Kind::Float, &f64t, Some("-0.0"), Some("0")));
+    assert!(cell_matches(Kind::Float, &f64t, Some("inf"), Some("inf")));
+    assert!(!cell_matches(Kind::Float, &f64t, Some("inf"), Some("-inf")));
+    assert!(!cell_matches(Kind::Float, &f64t, Some("nan"), Some("1.0")));
     assert!(!cell_matches(
         Kind::Int,
         &DataType::Utf8,
