@@ -454,8 +454,11 @@ impl ByteRows for Rows {
 
 /// Replaces `-0.0` by `0.0` and every NaN by one NaN in float columns (also
 /// a dictionary's float values), so that row encodings of equal floats are
-/// equal bytes.
-fn canonical_floats(a: &ArrayRef) -> ArrayRef {
+/// equal bytes; other columns are returned as they are.
+///
+/// This is tenon's one definition of float *equality* for keys: join keys
+/// in every kernel, GROUP BY, DISTINCT and INTERSECT / EXCEPT use it.
+pub fn canonical_floats(a: &ArrayRef) -> ArrayRef {
     match a.data_type() {
         DataType::Float16 => Arc::new(a.as_primitive::<Float16Type>().unary::<_, Float16Type>(
             |v| {
