@@ -118,8 +118,11 @@ fn ordered(sql: &str) -> Vec<String> {
     first.unwrap_or_default()
 }
 
+/// Whether an ordering satisfies an operator.
+type Holds = fn(Ordering) -> bool;
+
 /// The comparison operators with their reference.
-const OPS: [(&str, fn(Ordering) -> bool); 6] = [
+const OPS: [(&str, Holds); 6] = [
     ("=", Ordering::is_eq),
     ("<>", Ordering::is_ne),
     ("<", Ordering::is_lt),

@@ -17,6 +17,7 @@ mod hints;
 mod joins;
 mod operators;
 mod options;
+mod or_joins;
 mod set_ops;
 mod tpch;
 mod tpch_hints;

@@ -206,3 +206,23 @@ fn set_operations_match_a_naive_multiset_reference() {
         }
     }
 }
+
+#[test]
+fn set_operations_all_over_hinted_joins() {
+    for hint in [
+        "BROADCAST(u)",
+        "SHUFFLE_HASH(u)",
+        "SHUFFLE_MERGE(u)",
+        "NEST_LOOP(u)",
+    ] {
+        let sql = format!(
+            "SELECT /*+ {hint} */ t.x FROM (VALUES (1),(1),(2),(3)) t(x) \
+             JOIN (VALUES (1),(2),(3)) u(y) ON t.x = u.y \
+             EXCEPT ALL \
+             SELECT /*+ {hint} */ t.x FROM (VALUES (1),(3)) t(x) \
+             JOIN (VALUES (1),(3),(3)) u(y) ON t.x = u.y"
+        );
+        // left {1, 1, 2, 3}, right {1, 3, 3}
+        assert_eq!(rows(&sql), sorted(&["1", "2"]), "{sql}");
+    }
+}
