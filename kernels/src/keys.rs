@@ -16,6 +16,22 @@
 //! NaN), so `0.0 = -0.0` matches and NaN matches NaN, as in PostgreSQL and
 //! DuckDB.
 //!
+//! # Float semantics (all of tenon)
+//!
+//! tenon compares floats one way everywhere, as DuckDB and PostgreSQL do:
+//! `-0.0 = 0.0`; every NaN (either sign bit, any payload) equals every NaN
+//! and is greater than every other value, `+inf` included; NULL is
+//! unknown as always. [`canonical_floats`] is the one definition: after it,
+//! Arrow's total order of floats *is* that order. Join keys in every
+//! kernel (hash, sort-merge, nested loop, range conditions), GROUP BY,
+//! DISTINCT, INTERSECT / EXCEPT, the comparisons of filters and join
+//! predicates (`=, <>, <, <=, >, >=`, BETWEEN, IN, IS [NOT] DISTINCT
+//! FROM), ORDER BY (NaN last ascending, `-0.0` and `0.0` tie) and
+//! MIN / MAX (a NaN is the max) all canonicalize before comparing. Values
+//! themselves are not changed in results (a `-0.0` is shown as `-0.0`)
+//! except where an operator returns a compared value: GROUP BY / DISTINCT
+//! keys and MIN / MAX give the canonical value (`0.0`, `NaN`).
+//!
 //! NULLs: the validity of the key (for several columns: NULL when any column
 //! is NULL, unless the join is null-equal, in which case arrow-row's encoding
 //! of NULL takes part in the comparison and the key is never NULL).
@@ -454,8 +470,11 @@ impl ByteRows for Rows {
 
 /// Replaces `-0.0` by `0.0` and every NaN by one NaN in float columns (also
 /// a dictionary's float values), so that row encodings of equal floats are
-/// equal bytes.
-fn canonical_floats(a: &ArrayRef) -> ArrayRef {
+/// equal bytes; other columns are returned as they are.
+///
+/// This is tenon's one definition of float *equality* for keys: join keys
+/// in every kernel, GROUP BY, DISTINCT and INTERSECT / EXCEPT use it.
+pub fn canonical_floats(a: &ArrayRef) -> ArrayRef {
     match a.data_type() {
         DataType::Float16 => Arc::new(a.as_primitive::<Float16Type>().unary::<_, Float16Type>(
             |v| {

@@ -41,6 +41,7 @@ pub use filter::JoinFilter;
 pub use hash::{BatchSink, HashJoin, HashJoinMode, JoinInput, ProbeFeed};
 pub use join::{Join, Strategy};
 pub use join_type::{JoinSide, JoinType};
+pub use keys::canonical_floats;
 pub use memory::{MemoryBudget, MemoryReservation};
 pub use merge::SortMergeJoin;
 pub use nested::NestedLoopJoin;

@@ -53,6 +53,9 @@ enum KeyKind {
     Utf8,
     /// (Int64, Utf8).
     Composite,
+    /// Float64 keys from `FLOATS`: `-0.0` with `0.0`, NaNs of both signs,
+    /// infinities (`-0.0 = 0.0`, NaN = NaN).
+    Float64,
 }
 
 /// One generated row: key (first column), second key column (composite
@@ -91,6 +94,24 @@ struct Case {
 }
 
 const STRINGS: [&str; 4] = ["", "a", "ab", "a key longer than twelve bytes"];
+
+/// The float keys: equal pairs with different bits (`0.0`/`-0.0`, NaN and
+/// a negative NaN), the infinities, and ordinary values.
+const FLOATS: [f64; 8] = [
+    0.0,
+    -0.0,
+    f64::NAN,
+    -f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    1.5,
+    -1.5,
+];
+
+fn float_key(v: u8) -> Value {
+    let f = FLOATS.get(v as usize).copied().unwrap_or(v as f64 * 10.0);
+    Value::F64(f.to_bits())
+}
 
 fn int32_key(v: u8) -> Value {
     Value::Int((v as i64 - 2) * 1_000_003)
@@ -131,6 +152,7 @@ fn layout(kind: KeyKind) -> Layout {
         KeyKind::Int32 => DataType::Int32,
         KeyKind::Int64 | KeyKind::DenseInt | KeyKind::Composite => DataType::Int64,
         KeyKind::Utf8 => DataType::Utf8,
+        KeyKind::Float64 => DataType::Float64,
     };
     let id = Field::new("id", DataType::Int32, false);
     let k = Field::new("k", key_type, true);
@@ -176,6 +198,7 @@ fn side_rows(kind: KeyKind, left: bool, raw: &[RawRow], id_base: i64) -> Vec<Row
                 KeyKind::Int64 | KeyKind::Composite => opt(a, int64_key),
                 KeyKind::DenseInt => opt(a, dense_key),
                 KeyKind::Utf8 => opt(a, str_key),
+                KeyKind::Float64 => opt(a, float_key),
             };
             let k2 = opt(b, str_key);
             let p = p.map_or(Value::Null, |p| Value::Int(p as i64));
@@ -286,6 +309,7 @@ fn any_kind() -> impl Strategy<Value = KeyKind> {
         KeyKind::DenseInt,
         KeyKind::Utf8,
         KeyKind::Composite,
+        KeyKind::Float64,
     ])
 }
 
@@ -452,6 +476,12 @@ proptest! {
 
     #[test]
     fn utf8_keys_match_reference(c in case(Just(KeyKind::Utf8), vec![2, 4, 16])) {
+        check_case(&c)?;
+    }
+
+    /// `-0.0` joins `0.0`, a NaN of either sign joins every NaN.
+    #[test]
+    fn float64_keys_match_reference(c in case(Just(KeyKind::Float64), vec![2, 4, 8])) {
         check_case(&c)?;
     }
 

@@ -528,3 +528,75 @@ fn intersect_and_except() {
     );
     assert_rows("SELECT k FROM a EXCEPT SELECT k FROM b", &["5"]);
 }
+
+/// A session with table `sv(name)`: a Utf8View column (as every Parquet
+/// and built-in string column is), rows `x`, `y`, NULL.
+fn string_view_session(threads: usize, batch_size: usize) -> tenon::Session {
+    let mut s = empty_session(threads, batch_size);
+    let names = arrow_array::StringViewArray::from(vec![Some("x"), Some("y"), None]);
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "name",
+        DataType::Utf8View,
+        true,
+    )]));
+    let batch = RecordBatch::try_new(schema, vec![Arc::new(names)]).unwrap();
+    s.register_batch("sv", batch).unwrap();
+    s
+}
+
+#[test]
+fn union_of_string_literal_and_string_view_column_is_coerced() {
+    for &(t, b) in &CONFIGS {
+        let s = string_view_session(t, b);
+        assert_eq!(
+            run(&s, "SELECT 'x' UNION ALL SELECT name FROM sv"),
+            sorted(&["x", "x", "y", "NULL"])
+        );
+        assert_eq!(
+            run(
+                &s,
+                "SELECT name FROM sv UNION SELECT CAST(name AS VARCHAR) FROM sv"
+            ),
+            sorted(&["x", "y", "NULL"])
+        );
+        assert_eq!(
+            run(
+                &s,
+                "SELECT name FROM sv UNION ALL SELECT s FROM (VALUES ('z')) v(s)"
+            ),
+            sorted(&["x", "y", "z", "NULL"])
+        );
+    }
+}
+
+#[test]
+fn avg_of_decimal_rounds_half_away_from_zero() {
+    let avg = |values: &str| {
+        rows(&format!(
+            "SELECT avg(CAST(x AS DECIMAL(15, 2))) FROM (VALUES {values}) t(x)"
+        ))
+    };
+    // 2/3 = 0.6666666...: 0.666667 at scale 6, not 0.666666
+    assert_eq!(avg("(2.00), (0.00), (0.00)"), sorted(&["0.666667"]));
+    assert_eq!(avg("(-2.00), (0.00), (0.00)"), sorted(&["-0.666667"]));
+    // 1/3: rounds down
+    assert_eq!(avg("(1.00), (0.00), (0.00)"), sorted(&["0.333333"]));
+    assert_eq!(avg("(0.01), (0.00), (0.00)"), sorted(&["0.003333"]));
+    // exactly half a unit of the last digit: away from zero (0.01 / 32 =
+    // 0.0003125)
+    let zeros = vec!["(0.00)"; 31].join(", ");
+    assert_eq!(avg(&format!("(0.01), {zeros}")), sorted(&["0.000313"]));
+    assert_eq!(avg(&format!("(-0.01), {zeros}")), sorted(&["-0.000313"]));
+    assert_eq!(avg("(0.02), (0.00), (0.00)"), sorted(&["0.006667"]));
+    assert_eq!(avg("(-0.02), (0.00), (0.00)"), sorted(&["-0.006667"]));
+    // the result type keeps scale + 4 (DECIMAL(19, 6))
+    let s = session(1, 8192);
+    let batches = collect(
+        &s,
+        "SELECT avg(CAST(x AS DECIMAL(15, 2))) FROM (VALUES (1.00)) t(x)",
+    );
+    assert_eq!(
+        batches[0].schema().field(0).data_type(),
+        &DataType::Decimal128(19, 6)
+    );
+}

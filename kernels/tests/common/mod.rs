@@ -18,7 +18,8 @@ use arrow_array::types::{
     Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{
-    Array, ArrayRef, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray, UInt32Array,
+    Array, ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+    UInt32Array,
 };
 use arrow_schema::{DataType, Schema, SchemaRef};
 use tenon_kernels::{HashJoin, JoinFilter, JoinInput, KernelError};
@@ -213,6 +214,15 @@ pub fn array_from_values(dt: &DataType, vals: &[&Value]) -> ArrayRef {
                     v => panic!("{v:?} in an Int64 column"),
                 })
                 .collect::<Int64Array>(),
+        ),
+        DataType::Float64 => Arc::new(
+            vals.iter()
+                .map(|v| match v {
+                    Value::Null => None,
+                    Value::F64(x) => Some(f64::from_bits(*x)),
+                    v => panic!("{v:?} in a Float64 column"),
+                })
+                .collect::<Float64Array>(),
         ),
         DataType::Utf8 => Arc::new(
             vals.iter()

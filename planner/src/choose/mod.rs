@@ -300,7 +300,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
                 right: site.right.name.clone(),
                 keys: key_texts(join),
                 filter: join.filter.as_ref().map(ToString::to_string),
-                reason: decision.reason,
+                reason: or_note(decision.reason, decision.strategy, join),
                 source: decision.source,
                 ignored_hints: decision.ignored,
             });
@@ -534,6 +534,56 @@ fn sorted_on_keys(stats: &TableStats, keys: &[&Expr]) -> bool {
 }
 
 /// The equi keys as text.
+/// `reason`, with a note when a NEST_LOOP join's condition is an OR whose
+/// every branch has an equality of the two sides (`a.x = b.x OR a.y =
+/// b.y`): each branch would be a hash join on its own, but tenon does not
+/// split an OR into a union of joins, so every pair of rows is tested.
+fn or_note(reason: String, strategy: Strategy, join: &Join) -> String {
+    use datafusion_expr::utils::{find_valid_equijoin_key_pair, split_conjunction};
+    let Some(filter) = join
+        .filter
+        .as_ref()
+        .filter(|_| strategy == Strategy::NestLoop)
+    else {
+        return reason;
+    };
+    if !join.on.is_empty() {
+        return reason;
+    }
+    let (left, right) = (join.left.schema(), join.right.schema());
+    let mut branches = Vec::new();
+    let mut stack = vec![filter];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::BinaryExpr(b) if b.op == datafusion_expr::Operator::Or => {
+                stack.push(&b.left);
+                stack.push(&b.right);
+            }
+            other => branches.push(other),
+        }
+    }
+    let has_key = |branch: &Expr| {
+        split_conjunction(branch).into_iter().any(|c| match c {
+            Expr::BinaryExpr(b) if b.op == datafusion_expr::Operator::Eq => {
+                matches!(
+                    find_valid_equijoin_key_pair(&b.left, &b.right, left, right),
+                    Ok(Some(_))
+                )
+            }
+            _ => false,
+        })
+    };
+    if branches.len() < 2 || !branches.iter().all(|b| has_key(b)) {
+        return reason;
+    }
+    format!(
+        "{reason}; the ON condition is an OR of {} branches with a different equi key each: \
+         tenon does not split an OR into one hash join per branch, so every pair of rows is \
+         tested",
+        branches.len()
+    )
+}
+
 fn key_texts(join: &Join) -> Vec<String> {
     let op = match join.null_equality {
         NullEquality::NullEqualsNothing => "=",

@@ -13,6 +13,7 @@ mod error;
 mod lower;
 mod plan;
 mod run;
+mod set_op;
 mod sort;
 mod source;
 

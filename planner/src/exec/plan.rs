@@ -98,6 +98,16 @@ pub enum Operator {
         /// The inputs.
         inputs: Vec<PhysicalPlan>,
     },
+    /// `INTERSECT ALL` / `EXCEPT ALL` of two inputs with the same columns
+    /// (a pipeline breaker on both).
+    SetOperation {
+        /// The rows kept from.
+        left: Box<PhysicalPlan>,
+        /// The rows counted against them.
+        right: Box<PhysicalPlan>,
+        /// Which operation.
+        op: crate::sql::SetOperator,
+    },
 }
 
 /// What running one operator produced (EXPLAIN ANALYZE).
@@ -171,7 +181,9 @@ impl PhysicalPlan {
             | Operator::Aggregate { input, .. }
             | Operator::Sort { input, .. }
             | Operator::Limit { input, .. } => vec![input],
-            Operator::Join { left, right, .. } => vec![left, right],
+            Operator::Join { left, right, .. } | Operator::SetOperation { left, right, .. } => {
+                vec![left, right]
+            }
             Operator::Union { inputs } => inputs.iter().collect(),
         }
     }
@@ -245,6 +257,7 @@ impl PhysicalPlan {
                 None => format!("Limit: skip={skip}"),
             },
             Operator::Union { .. } => "Union".to_string(),
+            Operator::SetOperation { op, .. } => format!("SetOperation: {op}"),
         }
     }
 

@@ -19,6 +19,7 @@ use arrow_array::{RecordBatch, RecordBatchOptions};
 use rayon::prelude::*;
 
 use crate::exec::plan::{Operator, PhysicalPlan};
+use crate::exec::set_op::run_set_operation;
 use crate::exec::source::Tables;
 use crate::exec::{ExecError, Result, SortExec};
 use crate::hints::{DecisionSource, side_label};
@@ -213,6 +214,14 @@ impl Run<'_> {
                     self.push(input, &out)?;
                 }
                 Ok(())
+            }
+            Operator::SetOperation { left, right, op } => {
+                let (l, r) = rayon::join(|| self.collect(left), || self.collect(right));
+                let (l, r) = (l?, r?);
+                let start = Instant::now();
+                let result = run_set_operation(*op, &plan.schema, &l, &r)?;
+                metrics.add_time(start.elapsed());
+                result.into_iter().try_for_each(out)
             }
         }
     }

@@ -17,8 +17,11 @@
 //!
 //! Both orders are *stable*: rows with equal keys keep their input order
 //! (batch order, then row order), so a top-k is exactly the first k rows of
-//! the full sort. Floats order totally (`-0.0 < 0.0`, NaN above every
-//! number), as arrow-row encodes them.
+//! the full sort. Floats order as tenon compares them everywhere (see
+//! [`canonical_floats`]): `-0.0` and `0.0` tie, every NaN (either sign
+//! bit) is one value above `+inf`, so NaNs come last ascending and first
+//! descending; the keys are canonicalized before arrow-row encodes them
+//! (the output keeps the values as they were).
 
 use std::cmp::Ordering;
 use std::fmt::Write as _;
@@ -32,6 +35,7 @@ use rayon::prelude::*;
 
 use crate::exec::error::{ExecError, Result};
 use crate::expr::{PhysicalExpr, QueryContext};
+use crate::kernels::canonical_floats;
 
 /// A top-k is used when `fetch` is below this fraction of the input rows
 /// (`fetch * TOP_K_FRACTION < rows`); above, candidates trimmed again and
@@ -198,7 +202,7 @@ impl SortExec {
         let columns = self
             .keys
             .iter()
-            .map(|k| k.evaluate(batch))
+            .map(|k| k.evaluate(batch).map(|c| canonical_floats(&c)))
             .collect::<Result<Vec<ArrayRef>, _>>()?;
         converter
             .convert_columns(&columns)

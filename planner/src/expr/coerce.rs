@@ -77,6 +77,19 @@ pub(crate) fn cast_to(expr: PhysicalExpr, to: &DataType, context: &str) -> Resul
     ))
 }
 
+impl PhysicalExpr {
+    /// The expression as type `to`: itself if it has that type already, a
+    /// folded literal for a constant, else a CAST.
+    ///
+    /// # Errors
+    ///
+    /// A cast Arrow cannot perform, or a constant that does not convert.
+    pub fn cast_to(self, to: &DataType) -> Result<PhysicalExpr> {
+        let context = self.text.to_string();
+        cast_to(self, to, &context)
+    }
+}
+
 /// The type two operands are compared in.
 ///
 /// # Errors

@@ -18,6 +18,7 @@ use crate::expr::error::{ExprError, Result};
 use crate::expr::physical::{ArithOp, CompareOp, Node, PhysicalExpr};
 use crate::expr::value::Value;
 use crate::expr::{conditional, decimal, logic, scalar_fn, view_compare};
+use crate::kernels::canonical_floats;
 
 impl PhysicalExpr {
     /// Evaluates the expression on `batch`, keeping a constant result as a
@@ -186,11 +187,20 @@ impl PhysicalExpr {
 }
 
 /// One comparison kernel call.
+///
+/// Floats compare as SQL engines (DuckDB, PostgreSQL) compare them, and as
+/// tenon's joins, GROUP BY and ORDER BY do: `-0.0 = 0.0`, NaN equals NaN
+/// (whatever its sign bit or payload) and is greater than every other
+/// value, `+inf` included. Arrow's kernels order floats by their total
+/// order (`-0.0 < 0.0`, a negative NaN below `-inf`), so float operands
+/// are canonicalized first ([`canonical_floats`]), which makes that total
+/// order the SQL one.
 pub(crate) fn compare(op: CompareOp, l: &Value, r: &Value) -> Result<BooleanArray, ArrowError> {
     use arrow_ord::cmp;
     if let Some(out) = view_compare::try_compare(op, l, r) {
         return Ok(out);
     }
+    let (l, r) = (&canonical_value(l), &canonical_value(r));
     match op {
         CompareOp::Eq => cmp::eq(l, r),
         CompareOp::NotEq => cmp::neq(l, r),
@@ -200,5 +210,14 @@ pub(crate) fn compare(op: CompareOp, l: &Value, r: &Value) -> Result<BooleanArra
         CompareOp::GtEq => cmp::gt_eq(l, r),
         CompareOp::IsDistinctFrom => cmp::distinct(l, r),
         CompareOp::IsNotDistinctFrom => cmp::not_distinct(l, r),
+    }
+}
+
+/// `v` with its floats canonicalized (`-0.0` as `0.0`, one NaN); other
+/// values as they are (a cheap clone of the array reference).
+fn canonical_value(v: &Value) -> Value {
+    match v {
+        Value::Array(a) => Value::Array(canonical_floats(a)),
+        Value::Scalar(s) => Value::Scalar(canonical_floats(s)),
     }
 }

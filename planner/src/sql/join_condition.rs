@@ -9,6 +9,9 @@
 //! the physical planner runs.
 //!
 //! Rules:
+//! - The condition's conjuncts are split after factoring out of each OR
+//!   the conjuncts common to all its branches (as for WHERE), so a key in
+//!   every branch of an OR is a key, for outer joins too.
 //! - A conjunct `l = r` or `l IS NOT DISTINCT FROM r` is a key when `l` uses
 //!   columns of one input only and `r` of the other only (sides are swapped
 //!   as needed); anything else is residual.
@@ -26,10 +29,13 @@ use arrow_schema::DataType;
 use datafusion_common::tree_node::Transformed;
 use datafusion_common::{DFSchema, NullEquality, Result};
 use datafusion_expr::type_coercion::binary::comparison_coercion;
-use datafusion_expr::utils::{conjunction, find_valid_equijoin_key_pair, split_conjunction};
+use datafusion_expr::utils::{
+    conjunction, find_valid_equijoin_key_pair, split_conjunction, split_conjunction_owned,
+};
 use datafusion_expr::{BinaryExpr, Cast, Expr, ExprSchemable, Join, LogicalPlan, Operator};
 
 use super::error::SqlError;
+use super::implicit_join::factor_or;
 
 /// Which side of an equi key needed a cast to the key type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,7 +122,19 @@ pub fn split_join_condition(
     for (l, r) in on {
         equal.push((l.clone(), r.clone(), l.clone().eq(r.clone())));
     }
-    for conjunct in filter.map(split_conjunction).unwrap_or_default() {
+    // Conjuncts common to every branch of a top-level OR come out of it
+    // first (`(k AND a) OR (k AND b)` is `k AND (a OR b)`), so a key
+    // written in every branch is a key: valid for the ON of every join
+    // type, as it only rewrites the predicate on a pair of rows.
+    let conjuncts: Vec<Expr> = filter
+        .map(|f| {
+            split_conjunction(f)
+                .into_iter()
+                .flat_map(|c| split_conjunction_owned(factor_or(c.clone())))
+                .collect()
+        })
+        .unwrap_or_default();
+    for conjunct in &conjuncts {
         let pair = match conjunct {
             Expr::BinaryExpr(BinaryExpr {
                 left: l,

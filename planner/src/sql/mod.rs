@@ -7,6 +7,7 @@
 //!     ──mark blocks (blocks)──► AST with one marker per SELECT
 //!     ──SqlToRel (views::Expansion over the Catalog as ContextProvider:
 //!        each view read is marked and planned from its own text)──► LogicalPlan
+//!     ──INTERSECT ALL / EXCEPT ALL (set_ops)──► SetOperation nodes
 //!     ──implicit joins (implicit_join)──► WHERE join predicates in inner joins
 //!     ──IN / NOT IN (subquery)──► semi / null-aware anti joins
 //!     ──EXISTS, correlated IN (exists)──► semi / anti joins, decorrelated
@@ -36,6 +37,7 @@ mod implicit_join;
 mod join_condition;
 mod pushdown;
 mod scalar;
+mod set_ops;
 mod statement;
 mod subquery;
 mod views;
@@ -57,6 +59,7 @@ pub use join_condition::{
 };
 pub use pushdown::push_down_filters;
 pub use scalar::scalar_subqueries_to_joins;
+pub use set_ops::{SetOperation, SetOperator, as_set_operation, plan_set_operations_all};
 pub use statement::{
     CreateTable, CreateView, DropObjects, ScriptStatement, SqlStatement, parse_statement,
     split_statements,
@@ -162,6 +165,7 @@ pub fn plan_sql(catalog: &Catalog, sql: &str) -> Result<PlannedQuery, SqlError> 
     let mut comments = hint_comments::HintComments::tokenize(sql)?;
     let statement = views::parse_query(sql)?;
     let (plan, expansion) = views::Expansion::plan(catalog, statement, &mut comments)?;
+    let plan = plan_set_operations_all(plan)?;
     let table_rows = |name: &str| catalog.table(name).and_then(|t| t.stats.row_count);
     let plan = push_where_into_inner_joins_with(plan, &table_rows)?;
     let plan = in_subqueries_to_joins(plan)?;

@@ -375,9 +375,11 @@ impl Average for Float64Type {
 }
 
 impl Average for Decimal128Type {
-    /// DataFusion's decimal average: the sum rescaled to the output scale,
-    /// divided by the count truncating toward zero, then checked against
-    /// the output precision. `out` is the Decimal128 output type.
+    /// The decimal average: the sum rescaled to the output scale, divided
+    /// by the count rounding half away from zero (as DuckDB and the SQL
+    /// standard's rounding do: 2.00, 0.00, 0.00 average `0.666667` at
+    /// scale 6, -2.00, 0.00, 0.00 `-0.666667`), then checked against the
+    /// output precision. `out` is the Decimal128 output type.
     fn average(
         name: &str,
         sums: &PrimitiveArray<Self>,
@@ -405,7 +407,7 @@ impl Average for Decimal128Type {
                 avg.push(0);
                 continue;
             }
-            let v = s.checked_mul(mul).ok_or_else(|| too_large(s))? / i128::from(c);
+            let v = divide_rounding_half_away(s.checked_mul(mul).ok_or_else(|| too_large(s))?, c);
             if v.unsigned_abs() > max.unsigned_abs() {
                 return Err(too_large(v));
             }
@@ -416,6 +418,18 @@ impl Average for Decimal128Type {
         let avg =
             PrimitiveArray::<Decimal128Type>::new(avg.into(), nulls).with_data_type(out.clone());
         Ok(Arc::new(avg))
+    }
+}
+
+/// `n / d` rounded half away from zero, for a count `d > 0`.
+fn divide_rounding_half_away(n: i128, d: i64) -> i128 {
+    let d = i128::from(d);
+    let (q, r) = (n / d, n % d);
+    // |r| < d <= i64::MAX, so 2 |r| cannot overflow.
+    if 2 * r.unsigned_abs() >= d.unsigned_abs() {
+        q + n.signum()
+    } else {
+        q
     }
 }
 

@@ -38,9 +38,7 @@
 use std::collections::HashMap;
 
 use ahash::RandomState;
-use arrow_array::cast::AsArray;
-use arrow_array::types::{Float16Type, Float32Type, Float64Type};
-use arrow_array::{Array, ArrayRef, ArrowPrimitiveType, UInt32Array, new_empty_array};
+use arrow_array::{Array, ArrayRef, UInt32Array, new_empty_array};
 use arrow_buffer::{NullBuffer, ScalarBuffer};
 use arrow_row::{RowConverter, SortField};
 use arrow_schema::DataType;
@@ -49,9 +47,7 @@ use hashbrown::HashTable;
 use super::column_groups::ColumnTable;
 use super::packed_groups::PackedTable;
 use crate::exec::error::{ExecError, Result};
-
-/// Arrow's half-precision float (the `half` crate's, not a dependency).
-type F16 = <Float16Type as ArrowPrimitiveType>::Native;
+use crate::kernels::canonical_floats;
 
 /// Partition hash of the NULL group of a one-column fixed-width key (any
 /// constant: it only has to be the same in every table).
@@ -434,48 +430,6 @@ fn word_width(t: &DataType) -> Option<usize> {
         return None;
     }
     t.primitive_width().filter(|w| matches!(w, 1 | 2 | 4 | 8))
-}
-
-/// `col` with `-0.0` as `0.0` and every NaN the same NaN, for float types;
-/// other columns as they are.
-pub(super) fn canonical_floats(col: &ArrayRef) -> ArrayRef {
-    use std::sync::Arc;
-    match col.data_type() {
-        DataType::Float64 => Arc::new(col.as_primitive::<Float64Type>().unary::<_, Float64Type>(
-            |v| {
-                if v == 0.0 {
-                    0.0
-                } else if v.is_nan() {
-                    f64::NAN
-                } else {
-                    v
-                }
-            },
-        )),
-        DataType::Float32 => Arc::new(col.as_primitive::<Float32Type>().unary::<_, Float32Type>(
-            |v| {
-                if v == 0.0 {
-                    0.0
-                } else if v.is_nan() {
-                    f32::NAN
-                } else {
-                    v
-                }
-            },
-        )),
-        DataType::Float16 => Arc::new(col.as_primitive::<Float16Type>().unary::<_, Float16Type>(
-            |v| {
-                if v == F16::ZERO {
-                    F16::ZERO
-                } else if v.is_nan() {
-                    F16::NAN
-                } else {
-                    v
-                }
-            },
-        )),
-        _ => Arc::clone(col),
-    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,10 @@
 //! vector of natives (numbers, decimals, dates, times, timestamps,
 //! durations), booleans, and strings / binaries as owned bytes (a group's
 //! bytes are replaced, reusing their allocation, only when a better value
-//! arrives). Floats are ordered totally, as Arrow's kernels order them:
-//! `-0.0 < 0.0` and NaN above every number.
+//! arrives). Floats are ordered as tenon compares them everywhere (see
+//! [`canonical_floats`]): values are canonicalized first, so `-0.0` and
+//! `0.0` are one value (`0.0`) and every NaN, whatever its sign bit, is one
+//! NaN above `+inf` (the max of a group with a NaN is NaN).
 
 use std::sync::Arc;
 
@@ -20,6 +22,7 @@ use arrow_schema::{ArrowError, DataType, IntervalUnit, TimeUnit};
 
 use super::accumulate::{Accumulator, primitive};
 use crate::exec::error::{ExecError, Result};
+use crate::kernels::canonical_floats;
 
 /// A `min` (`max` when `max`) accumulator for values of `data_type`.
 ///
@@ -132,7 +135,8 @@ impl<T: ArrowPrimitiveType, const MAX: bool> MinMaxAcc<T, MAX> {
 impl<T: ArrowPrimitiveType, const MAX: bool> Accumulator for MinMaxAcc<T, MAX> {
     fn update(&mut self, groups: &[u32], values: Option<&ArrayRef>, n: usize) -> Result<()> {
         let Some(values) = values else { return Ok(()) };
-        let values = primitive::<T>(&self.name, values)?;
+        let values = canonical_floats(values);
+        let values = primitive::<T>(&self.name, &values)?;
         self.resize(n);
         let it = groups.iter().zip(values.values().iter());
         match values.nulls().filter(|n| n.null_count() > 0) {
@@ -147,7 +151,8 @@ impl<T: ArrowPrimitiveType, const MAX: bool> Accumulator for MinMaxAcc<T, MAX> {
 
     fn update_all(&mut self, values: Option<&ArrayRef>, _rows: usize) -> Result<()> {
         let Some(values) = values else { return Ok(()) };
-        let values = primitive::<T>(&self.name, values)?;
+        let values = canonical_floats(values);
+        let values = primitive::<T>(&self.name, &values)?;
         self.resize(1);
         let best = if MAX {
             arrow_arith::aggregate::max(values)

@@ -16,10 +16,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
-use arrow_schema::{Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use datafusion_common::DFSchema;
 use datafusion_expr::LogicalPlan;
 use datafusion_expr::logical_plan::{Distinct, FetchType, Limit, SkipType, TableScan};
+use datafusion_expr::type_coercion::binary::comparison_coercion;
 
 use crate::choose::{JoinPlan, PlannedJoin};
 use crate::config::Config;
@@ -28,7 +29,7 @@ use crate::exec::source::Tables;
 use crate::exec::{ExecError, HashAggregate, Result, SortExec};
 use crate::expr::{PhysicalExpr, QueryContext};
 use crate::kernels::MemoryBudget;
-use crate::sql::PlanPath;
+use crate::sql::{PlanPath, as_set_operation};
 
 mod join;
 mod ranges;
@@ -134,6 +135,38 @@ fn select(lowered: Lowered, want: &[usize], logical: &DFSchema) -> Result<Lowere
         ),
         cols: want.to_vec(),
     })
+}
+
+/// `plan` with its columns cast to `types` (no operator when they have
+/// them already).
+fn cast_columns(plan: PhysicalPlan, types: &[DataType]) -> Result<PhysicalPlan> {
+    let schema = plan.schema.clone();
+    if schema
+        .fields()
+        .iter()
+        .zip(types)
+        .all(|(f, t)| f.data_type() == t)
+    {
+        return Ok(plan);
+    }
+    let exprs = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| column_expr(&schema, i, schema.field(i).name()).cast_to(t))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let fields = schema
+        .fields()
+        .iter()
+        .zip(types)
+        .map(|(f, t)| Field::new(f.name(), t.clone(), true))
+        .collect();
+    Ok(PhysicalPlan::new(
+        Operator::Project {
+            input: Box::new(plan),
+            exprs,
+        },
+        schema_of(fields),
+    ))
 }
 
 /// A plain column reference to column `i` of a batch of `schema`.
@@ -305,31 +338,40 @@ impl Lowering<'_> {
                     let child = select(child, need, input.schema())?;
                     inputs.push(child.plan);
                 }
-                let first = &inputs[0].schema;
+                // The branches' columns meet at one type (a string literal
+                // or Utf8 column with a Utf8View one, Int32 with Int64, ...),
+                // as they would in a comparison; each branch is cast to it.
+                let mut types: Vec<DataType> = inputs[0]
+                    .schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.data_type().clone())
+                    .collect();
                 for (j, &c) in need.iter().enumerate() {
                     for other in &inputs[1..] {
-                        let (a, b) = (first.field(j), other.schema.field(j));
-                        if a.data_type() != b.data_type() {
-                            return Err(ExecError::Unsupported(format!(
-                                "UNION branches give column `{}` different types ({} and {}): \
-                                 cast them to one type in every branch",
-                                u.schema.field(c).name(),
-                                a.data_type(),
-                                b.data_type()
-                            )));
+                        let b = other.schema.field(j).data_type();
+                        if &types[j] == b {
+                            continue;
                         }
+                        types[j] = comparison_coercion(&types[j], b).ok_or_else(|| {
+                            ExecError::Unsupported(format!(
+                                "UNION branches give column `{}` types that do not meet \
+                                 ({} and {}): cast them to one type in every branch",
+                                u.schema.field(c).name(),
+                                types[j],
+                                b
+                            ))
+                        })?;
                     }
                 }
+                let inputs = inputs
+                    .into_iter()
+                    .map(|input| cast_columns(input, &types))
+                    .collect::<Result<Vec<_>>>()?;
                 let fields = need
                     .iter()
-                    .enumerate()
-                    .map(|(j, &c)| {
-                        Field::new(
-                            u.schema.field(c).name(),
-                            first.field(j).data_type().clone(),
-                            true,
-                        )
-                    })
+                    .zip(&types)
+                    .map(|(&c, t)| Field::new(u.schema.field(c).name(), t.clone(), true))
                     .collect();
                 Ok(Lowered {
                     plan: PhysicalPlan::new(Operator::Union { inputs }, schema_of(fields)),
@@ -356,12 +398,59 @@ impl Lowering<'_> {
                 })
             }
             LogicalPlan::Values(values) => self.values(values),
+            LogicalPlan::Extension(_) if as_set_operation(plan).is_some() => {
+                self.set_operation(plan, path)
+            }
             other => Err(ExecError::Unsupported(format!(
                 "{} in a query plan: tenon runs scans, filters, projections, joins, \
-                 aggregates, DISTINCT, ORDER BY, LIMIT and UNION ALL",
+                 aggregates, DISTINCT, ORDER BY, LIMIT, UNION ALL, INTERSECT and EXCEPT",
                 node_name(other)
             ))),
         }
+    }
+
+    /// `INTERSECT ALL` / `EXCEPT ALL`: both inputs with all their columns
+    /// (every column takes part in the comparison).
+    fn set_operation(&mut self, plan: &LogicalPlan, path: &mut Vec<usize>) -> Result<Lowered> {
+        let Some(set_op) = as_set_operation(plan) else {
+            return Err(ExecError::Unsupported(
+                "internal: not a set operation".into(),
+            ));
+        };
+        let all: Vec<usize> = (0..plan.schema().fields().len()).collect();
+        let left = self.child(&set_op.left, path, 0, &all)?;
+        let left = select(left, &all, set_op.left.schema())?;
+        let right = self.child(&set_op.right, path, 1, &all)?;
+        let right = select(right, &all, set_op.right.schema())?;
+        let fields = all
+            .iter()
+            .map(|&c| {
+                let (l, r) = (left.plan.schema.field(c), right.plan.schema.field(c));
+                if l.data_type() == r.data_type() {
+                    Ok(l.clone().with_nullable(true))
+                } else {
+                    Err(ExecError::Unsupported(format!(
+                        "{} gives column `{}` different types ({} and {}): \
+                         cast them to one type on both sides",
+                        set_op.op,
+                        l.name(),
+                        l.data_type(),
+                        r.data_type()
+                    )))
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Lowered {
+            plan: PhysicalPlan::new(
+                Operator::SetOperation {
+                    left: Box::new(left.plan),
+                    right: Box::new(right.plan),
+                    op: set_op.op,
+                },
+                schema_of(fields),
+            ),
+            cols: all,
+        })
     }
 
     fn child(
