@@ -102,10 +102,10 @@ impl Session {
     /// # Ok::<_, tenon::Error>(())
     /// ```
     pub fn execute(&self, sql: &str) -> Result<StatementOutput, Error> {
-        match self.run_if_ddl(sql)? {
+        super::on_planning_stack(|| match self.run_if_ddl(sql)? {
             Some(done) => Ok(StatementOutput::Done(done)),
             None => Ok(StatementOutput::Rows(self.query(sql)?)),
-        }
+        })
     }
 
     /// Runs the statements of `script` (separated by `;`) in order and
@@ -118,6 +118,11 @@ impl Session {
     /// before it have run. A script that cannot be split (an unclosed
     /// string or comment) is an [`Error::Sql`] with its position.
     pub fn execute_script(&self, script: &str) -> Result<Option<QueryOutput>, Error> {
+        super::on_planning_stack(|| self.run_script(script))
+    }
+
+    /// [`Session::execute_script`], on the planning stack.
+    fn run_script(&self, script: &str) -> Result<Option<QueryOutput>, Error> {
         let mut last = None;
         for statement in split_statements(script)? {
             match self

@@ -39,6 +39,10 @@ pub enum SqlError {
     /// A statement or construct the front end does not plan (yet).
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// The statement is larger or deeper than tenon plans: which limit,
+    /// and how to stay within it.
+    #[error("statement too large: {0}")]
+    Limit(String),
     /// Any other planning error (types, ambiguous names, ...).
     #[error("planning error: {0}")]
     Plan(String),
@@ -83,7 +87,13 @@ impl From<ParserError> for SqlError {
         let message = match e {
             ParserError::TokenizerError(m) | ParserError::ParserError(m) => m,
             ParserError::RecursionLimitExceeded => {
-                return SqlError::Unsupported("expression or query nested too deeply".into());
+                return SqlError::Limit(format!(
+                    "it nests expressions and subqueries deeper than the SQL parser's limit of \
+                     {} levels (each parenthesis, subquery, NOT, CASE and function call is a \
+                     level); flatten it (`x IN (a, b, ...)` for a chain of `x = a OR x = b`, \
+                     a WITH clause or a view for a deep subquery)",
+                    super::dialect::NESTING_LIMIT
+                ));
             }
         };
         // sqlparser appends the position as " at Line: L, Column: C".

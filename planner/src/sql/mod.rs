@@ -47,7 +47,7 @@ pub use blocks::{
     replace_node_at,
 };
 pub use catalog::{Catalog, CatalogTable, TableStats, ViewDef};
-pub use dialect::TenonDialect;
+pub use dialect::{NESTING_LIMIT, TenonDialect};
 pub use error::SqlError;
 pub use exists::decorrelate_subqueries;
 pub use hint_comments::RawHintBlock;
