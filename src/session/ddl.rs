@@ -51,8 +51,10 @@ fn ddl_statement(sql: &str) -> Result<Option<SqlStatement>, Error> {
 pub(super) fn refuse_ddl(sql: &str, what: &str) -> Result<(), Error> {
     if looks_like_ddl(sql) {
         return Err(Error::Plan(format!(
-            "{what} shows the plan of a query; `{}` is a DDL statement: run it with \
-             Session::execute (or as a statement of a script)",
+            "{what} shows the plan of a query, and `{} ...` is a DDL statement, which \
+             has none: run it as a statement of its own, without EXPLAIN (on the command \
+             line: without --explain / --analyze; in a script, `-f FILE`, it runs in \
+             order)",
             sql.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
         )));
     }

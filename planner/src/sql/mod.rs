@@ -38,6 +38,7 @@ mod pushdown;
 mod scalar;
 mod statement;
 mod subquery;
+mod unsupported;
 mod views;
 
 use datafusion_expr::LogicalPlan;

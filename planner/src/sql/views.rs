@@ -128,6 +128,7 @@ pub(crate) fn parse_query(sql: &str) -> Result<Statement, SqlError> {
         1 => {
             let statement = statements.remove(0);
             if matches!(statement, Statement::Query(_)) {
+                super::unsupported::refuse_unsupported(&statement)?;
                 Ok(statement)
             } else {
                 Err(SqlError::Unsupported(format!(
