@@ -51,8 +51,10 @@ fn ddl_statement(sql: &str) -> Result<Option<SqlStatement>, Error> {
 pub(super) fn refuse_ddl(sql: &str, what: &str) -> Result<(), Error> {
     if looks_like_ddl(sql) {
         return Err(Error::Plan(format!(
-            "{what} shows the plan of a query; `{}` is a DDL statement: run it with \
-             Session::execute (or as a statement of a script)",
+            "{what} shows the plan of a query, and `{} ...` is a DDL statement, which \
+             has none: run it as a statement of its own, without EXPLAIN (on the command \
+             line: without --explain / --analyze; in a script, `-f FILE`, it runs in \
+             order)",
             sql.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
         )));
     }
@@ -102,10 +104,10 @@ impl Session {
     /// # Ok::<_, tenon::Error>(())
     /// ```
     pub fn execute(&self, sql: &str) -> Result<StatementOutput, Error> {
-        match self.run_if_ddl(sql)? {
+        super::on_planning_stack(|| match self.run_if_ddl(sql)? {
             Some(done) => Ok(StatementOutput::Done(done)),
             None => Ok(StatementOutput::Rows(self.query(sql)?)),
-        }
+        })
     }
 
     /// Runs the statements of `script` (separated by `;`) in order and
@@ -118,6 +120,11 @@ impl Session {
     /// before it have run. A script that cannot be split (an unclosed
     /// string or comment) is an [`Error::Sql`] with its position.
     pub fn execute_script(&self, script: &str) -> Result<Option<QueryOutput>, Error> {
+        super::on_planning_stack(|| self.run_script(script))
+    }
+
+    /// [`Session::execute_script`], on the planning stack.
+    fn run_script(&self, script: &str) -> Result<Option<QueryOutput>, Error> {
         let mut last = None;
         for statement in split_statements(script)? {
             match self

@@ -61,6 +61,7 @@
 mod ddl;
 mod output;
 mod sources;
+mod stack;
 
 use std::path::Path;
 use std::sync::mpsc::sync_channel;
@@ -79,6 +80,7 @@ use crate::io::{FileFormat, read_table};
 
 pub use output::{Explain, QueryOutput, QueryStream, StatementOutput};
 use sources::{FileTable, Loaded, Registry, ScanSources};
+use stack::on_planning_stack;
 
 /// A query engine instance: settings, tables and views, and workers.
 pub struct Session {
@@ -98,7 +100,7 @@ impl std::fmt::Debug for Session {
 }
 
 fn build_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, Error> {
-    let mut builder = rayon::ThreadPoolBuilder::new();
+    let mut builder = rayon::ThreadPoolBuilder::new().stack_size(stack::WORKER_STACK);
     if threads > 0 {
         builder = builder.num_threads(threads);
     }
@@ -283,9 +285,11 @@ impl Session {
     /// As [`Session::sql`], except execution errors; [`Error::Plan`] for a
     /// DDL statement (there is no plan to show).
     pub fn explain(&self, sql: &str) -> Result<Explain, Error> {
-        ddl::refuse_ddl(sql, "EXPLAIN")?;
-        let prepared = self.prepare(sql)?;
-        Ok(Explain::new(&prepared.joins, &prepared.physical, false))
+        on_planning_stack(|| {
+            ddl::refuse_ddl(sql, "EXPLAIN")?;
+            let prepared = self.prepare(sql)?;
+            Ok(Explain::new(&prepared.joins, &prepared.physical, false))
+        })
     }
 
     /// Runs `sql` and returns the plan with actual rows, batches, bytes
@@ -296,13 +300,15 @@ impl Session {
     ///
     /// As [`Session::collect`]; [`Error::Plan`] for a DDL statement.
     pub fn explain_analyze(&self, sql: &str) -> Result<(Explain, QueryOutput), Error> {
-        ddl::refuse_ddl(sql, "EXPLAIN ANALYZE")?;
-        let prepared = self.prepare(sql)?;
-        let output = self.run_prepared(&prepared)?;
-        Ok((
-            Explain::new(&prepared.joins, &prepared.physical, true),
-            output,
-        ))
+        on_planning_stack(|| {
+            ddl::refuse_ddl(sql, "EXPLAIN ANALYZE")?;
+            let prepared = self.prepare(sql)?;
+            let output = self.run_prepared(&prepared)?;
+            Ok((
+                Explain::new(&prepared.joins, &prepared.physical, true),
+                output,
+            ))
+        })
     }
 
     /// Runs `sql` to completion: the schema, the batches and the execution
@@ -313,11 +319,13 @@ impl Session {
     ///
     /// As [`Session::sql`], and execution errors.
     pub fn query(&self, sql: &str) -> Result<QueryOutput, Error> {
-        if self.run_if_ddl(sql)?.is_some() {
-            return Ok(QueryOutput::empty());
-        }
-        let prepared = self.prepare(sql)?;
-        self.run_prepared(&prepared)
+        on_planning_stack(|| {
+            if self.run_if_ddl(sql)?.is_some() {
+                return Ok(QueryOutput::empty());
+            }
+            let prepared = self.prepare(sql)?;
+            self.run_prepared(&prepared)
+        })
     }
 
     /// The tables `prepared` runs on: the session's own when it needs
@@ -379,6 +387,11 @@ impl Session {
     /// [`Error::Plan`] (SQL tenon does not run), [`Error::Io`] (a file a
     /// scan reads), [`Error::Ddl`]. Execution errors arrive in the stream.
     pub fn sql(&self, sql: &str) -> Result<QueryStream, Error> {
+        on_planning_stack(|| self.start_stream(sql))
+    }
+
+    /// [`Session::sql`], on the planning stack.
+    fn start_stream(&self, sql: &str) -> Result<QueryStream, Error> {
         let (tx, rx) = sync_channel::<Result<RecordBatch, Error>>(4);
         if self.run_if_ddl(sql)?.is_some() {
             drop(tx);
@@ -399,6 +412,7 @@ impl Session {
         let physical = prepared.physical;
         let handle = std::thread::Builder::new()
             .name("tenon-query".into())
+            .stack_size(stack::PLANNING_STACK)
             .spawn(move || {
                 // `SyncSender` is `Sync`: the workers send through one
                 // shared reference.

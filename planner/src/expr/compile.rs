@@ -75,6 +75,53 @@ impl PhysicalExpr {
     }
 }
 
+/// The longest text (in bytes) an expression is shown with in messages and
+/// plans; longer ones end in `…`. Bounded, the texts of all the nodes of an
+/// expression take time linear in its size.
+const TEXT_LIMIT: usize = 4096;
+
+/// A `fmt::Write` that keeps the first [`TEXT_LIMIT`] bytes and then fails,
+/// which stops the formatting.
+struct BoundedText(String, bool);
+
+impl std::fmt::Write for BoundedText {
+    fn write_str(&mut self, piece: &str) -> std::fmt::Result {
+        if self.1 {
+            return Err(std::fmt::Error);
+        }
+        let room = TEXT_LIMIT.saturating_sub(self.0.len());
+        if piece.len() <= room {
+            self.0.push_str(piece);
+            return Ok(());
+        }
+        let mut end = room;
+        while !piece.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.0.push_str(&piece[..end]);
+        self.0.push('…');
+        self.1 = true;
+        Err(std::fmt::Error)
+    }
+}
+
+/// SQL-like text of `expr` (DataFusion's `human_display`), bounded.
+fn expr_text(expr: &Expr) -> String {
+    let mut out = BoundedText(String::new(), false);
+    // an error only means the text reached the limit
+    let _ = std::fmt::Write::write_fmt(&mut out, format_args!("{}", expr.human_display()));
+    // DataFusion plans `count(*)` as `count(Int64(1))`: show what was written
+    out.0.replace("count(Int64(1))", "count(*)")
+}
+
+/// The text of `left op right` from its operands' texts, as
+/// [`expr_text`] shows a binary expression, bounded.
+fn binary_text(left: &str, op: Operator, right: &str) -> String {
+    let mut out = BoundedText(String::new(), false);
+    let _ = std::fmt::Write::write_fmt(&mut out, format_args!("{left} {op} {right}"));
+    out.0
+}
+
 pub(crate) struct Compiler<'a> {
     pub(crate) schema: &'a DFSchema,
     pub(crate) ctx: &'a QueryContext,
@@ -82,7 +129,15 @@ pub(crate) struct Compiler<'a> {
 
 impl Compiler<'_> {
     pub(crate) fn compile(&self, expr: &Expr) -> Result<PhysicalExpr> {
-        let text = expr.human_display().to_string();
+        if let Expr::BinaryExpr(b) = expr {
+            // the text from the operands' texts: formatting each node of a
+            // chain of `n` operators anew would take `n²` time
+            let l = self.compile(&b.left)?;
+            let r = self.compile(&b.right)?;
+            let text = binary_text(&l.text, b.op, &r.text);
+            return Ok(fold(self.binary(b, l, r, &text)?));
+        }
+        let text = expr_text(expr);
         let boolean = DataType::Boolean;
         let out = match expr {
             Expr::Alias(a) => return self.compile(&a.expr),
@@ -99,7 +154,6 @@ impl Compiler<'_> {
                 PhysicalExpr::new(Node::Column(i), t, text)
             }
             Expr::Literal(v, _) => literal(v, text)?,
-            Expr::BinaryExpr(b) => self.binary(b, &text)?,
             Expr::Like(l) => self.like(l, &text)?,
             Expr::Not(e) => {
                 let e = as_boolean(self.compile(e)?, &text)?;
@@ -186,7 +240,9 @@ impl Compiler<'_> {
             | Expr::OuterReferenceColumn(..) => {
                 return Err(ExprError::unsupported(
                     text,
-                    "subqueries must be planned as joins before their expressions are compiled",
+                    "a subquery is not supported in this place: tenon runs subqueries in WHERE \
+                     (`x IN (SELECT ...)`, `EXISTS (SELECT ...)`, `NOT ...` of those, as \
+                     conjuncts) and as scalar values (`(SELECT max(x) FROM t)`)",
                 ));
             }
             Expr::SimilarTo(_) => {
@@ -205,10 +261,14 @@ impl Compiler<'_> {
         Ok(fold(out))
     }
 
-    fn binary(&self, b: &BinaryExpr, text: &str) -> Result<PhysicalExpr> {
+    fn binary(
+        &self,
+        b: &BinaryExpr,
+        l: PhysicalExpr,
+        r: PhysicalExpr,
+        text: &str,
+    ) -> Result<PhysicalExpr> {
         use Operator as O;
-        let l = self.compile(&b.left)?;
-        let r = self.compile(&b.right)?;
         let compare = |op| -> Result<PhysicalExpr> {
             let t = comparison_type(&l, &r, text)?;
             let (l, r) = (cast_to(l.clone(), &t, text)?, cast_to(r.clone(), &t, text)?);

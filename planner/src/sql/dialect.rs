@@ -10,6 +10,14 @@
 //! PostgreSQL does: operators that bind tighter than `IS` (`+`, `||`, `=`,
 //! `<`, `LIKE`, ...) stay in the operand, `AND`, `OR` and `NOT` end it.
 //!
+//! Keywords that open an expression of their own (`NOT`, `CASE`, `CAST`,
+//! `TRY_CAST`) are never read as names ([`Dialect::is_reserved_for_identifier`]):
+//! sqlparser reads such a word first as its construct and, when that fails,
+//! again as a name or function call (`not(...)`), so `n` nested `NOT (`
+//! were parsed `2^n` times on the way to an error, and an error deep inside
+//! (the nesting limit) came out as a misleading one about a function `not`
+//! or a column `case`. Reserved, the first error is the one reported.
+//!
 //! Every other behaviour is the generic dialect's: the wrapper reports
 //! [`GenericDialect`]'s type id (so the parser's `dialect_of!` checks answer as
 //! for the generic dialect) and forwards every method the generic dialect
@@ -19,8 +27,25 @@ use std::any::TypeId;
 
 use sqlparser::ast::Expr;
 use sqlparser::dialect::{Dialect, GenericDialect, Precedence};
-use sqlparser::keywords::Keyword;
+use sqlparser::keywords::{self, Keyword};
 use sqlparser::parser::{Parser, ParserError};
+
+/// How many levels of recursion the SQL parser may use for one statement
+/// (sqlparser's default is 50): a nested parenthesis, subquery, `NOT` or
+/// `CASE` takes one or two. Statements are parsed on a thread with a large
+/// stack (the session's), so the limit is well above what generated SQL
+/// needs; past it the statement is refused with [`SqlError::Limit`](super::SqlError::Limit).
+pub const NESTING_LIMIT: usize = 500;
+
+/// The one dialect value parsers borrow.
+static DIALECT: TenonDialect = TenonDialect {
+    inner: GenericDialect,
+};
+
+/// A parser of tenon's dialect with tenon's [`NESTING_LIMIT`].
+pub(crate) fn parser() -> Parser<'static> {
+    Parser::new(&DIALECT).with_recursion_limit(NESTING_LIMIT)
+}
 
 /// sqlparser's generic dialect with SQL's precedence for
 /// `IS [NOT] DISTINCT FROM` (J06). See the module docs.
@@ -69,6 +94,14 @@ impl Dialect for TenonDialect {
 
     fn is_identifier_part(&self, ch: char) -> bool {
         self.inner.is_identifier_part(ch)
+    }
+
+    fn is_reserved_for_identifier(&self, kw: Keyword) -> bool {
+        keywords::RESERVED_FOR_IDENTIFIER.contains(&kw)
+            || matches!(
+                kw,
+                Keyword::NOT | Keyword::CASE | Keyword::CAST | Keyword::TRY_CAST
+            )
     }
 
     fn parse_infix(

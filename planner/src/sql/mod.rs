@@ -40,6 +40,7 @@ mod scalar;
 mod set_ops;
 mod statement;
 mod subquery;
+mod unsupported;
 mod views;
 
 use datafusion_expr::LogicalPlan;
@@ -49,7 +50,7 @@ pub use blocks::{
     replace_node_at,
 };
 pub use catalog::{Catalog, CatalogTable, TableStats, ViewDef};
-pub use dialect::TenonDialect;
+pub use dialect::{NESTING_LIMIT, TenonDialect};
 pub use error::SqlError;
 pub use exists::decorrelate_subqueries;
 pub use hint_comments::RawHintBlock;

@@ -14,7 +14,6 @@ use sqlparser::ast::{
     Statement, TableConstraint, Value,
 };
 use sqlparser::keywords::Keyword;
-use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
 
 use super::blocks::fold_ident;
@@ -245,7 +244,7 @@ pub fn parse_statement(sql: &str) -> Result<SqlStatement, SqlError> {
     ) {
         return Ok(SqlStatement::Query);
     }
-    let mut statements = Parser::new(&TenonDialect::default())
+    let mut statements = super::dialect::parser()
         .with_tokens_with_locations(tokens.clone())
         .parse_statements()?;
     if statements.len() != 1 {

@@ -48,11 +48,9 @@ use datafusion_expr::{
 };
 use datafusion_sql::planner::SqlToRel;
 use sqlparser::ast::Statement;
-use sqlparser::parser::Parser;
 
 use super::blocks::{self, AstBlock, QueryBlock};
 use super::catalog::{Catalog, ViewDef};
-use super::dialect::TenonDialect;
 use super::error::SqlError;
 use super::hint_comments::{HintComments, RawHintBlock};
 
@@ -120,7 +118,7 @@ impl TableSource for ViewSource {
 
 /// Parses `sql` as exactly one query.
 pub(crate) fn parse_query(sql: &str) -> Result<Statement, SqlError> {
-    let mut statements = Parser::new(&TenonDialect::default())
+    let mut statements = super::dialect::parser()
         .try_with_sql(sql)?
         .parse_statements()?;
     match statements.len() {
@@ -130,6 +128,7 @@ pub(crate) fn parse_query(sql: &str) -> Result<Statement, SqlError> {
         1 => {
             let statement = statements.remove(0);
             if matches!(statement, Statement::Query(_)) {
+                super::unsupported::refuse_unsupported(&statement)?;
                 Ok(statement)
             } else {
                 Err(SqlError::Unsupported(format!(
