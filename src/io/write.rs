@@ -160,6 +160,12 @@ impl Failure {
             },
             Failure::Parquet(e) => (e.to_string(), None),
         };
+        // The output's own error says it best ("No space left on device"),
+        // without the writer's prefix ("Csv error: ...").
+        let message = match &seen {
+            Some(e) => e.to_string(),
+            None => message,
+        };
         IoError::Write {
             path: path.map(Path::to_path_buf),
             format,
