@@ -30,6 +30,18 @@ pub enum ConfigError {
     NotKeyValue(String),
 }
 
+/// The most worker threads a [`Config`] accepts. A pool far larger than
+/// the machine's cores only adds switching (100,000 threads for a count
+/// over 25 rows ran for minutes on 2 cores); 1024 is more than any machine
+/// tenon runs on has cores, and few enough to start at once.
+pub const MAX_THREADS: usize = 1024;
+
+/// The most rows per batch a [`Config`] accepts (2^20, about a million):
+/// batches are buffers of this many rows per column, and beyond about a
+/// million rows they stop fitting any cache while each one holds memory
+/// for longer.
+pub const MAX_BATCH_SIZE: usize = 1 << 20;
+
 /// Settings of the planner and the executor.
 ///
 /// ```
@@ -46,9 +58,9 @@ pub enum ConfigError {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-    /// Worker threads; 0: all cores.
+    /// Worker threads; 0: all cores; at most [`MAX_THREADS`].
     pub threads: usize,
-    /// Rows per batch.
+    /// Rows per batch, from 1 to [`MAX_BATCH_SIZE`].
     pub batch_size: usize,
     /// A join input estimated at or below this many bytes may be broadcast
     /// by the default choice (HINTS.md H15).
@@ -152,17 +164,23 @@ impl Config {
                 self.disabled_strategies = list;
             }
             "threads" => {
-                self.threads = v
-                    .parse()
-                    .map_err(|_| bad("threads", "expected a whole number (0: all cores)"))?
+                let n: usize = v.parse().map_err(|_| {
+                    bad(
+                        "threads",
+                        &format!("expected a whole number from 0 (all cores) to {MAX_THREADS}"),
+                    )
+                })?;
+                check_threads(n).map_err(|w| bad("threads", &w))?;
+                self.threads = n;
             }
             "batch_size" => {
-                let n: usize = v
-                    .parse()
-                    .map_err(|_| bad("batch_size", "expected a whole number of rows"))?;
-                if n == 0 {
-                    return Err(bad("batch_size", "must be at least 1"));
-                }
+                let n: usize = v.parse().map_err(|_| {
+                    bad(
+                        "batch_size",
+                        &format!("expected a whole number of rows from 1 to {MAX_BATCH_SIZE}"),
+                    )
+                })?;
+                check_batch_size(n).map_err(|w| bad("batch_size", &w))?;
                 self.batch_size = n;
             }
             _ => {
@@ -173,6 +191,27 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// Why `n` worker threads are refused, if they are.
+fn check_threads(n: usize) -> Result<(), String> {
+    if n > MAX_THREADS {
+        return Err(format!(
+            "at most {MAX_THREADS} worker threads (0 means one per core)"
+        ));
+    }
+    Ok(())
+}
+
+/// Why `n` rows per batch are refused, if they are.
+fn check_batch_size(n: usize) -> Result<(), String> {
+    if n == 0 {
+        return Err(format!("must be from 1 to {MAX_BATCH_SIZE} rows"));
+    }
+    if n > MAX_BATCH_SIZE {
+        return Err(format!("at most {MAX_BATCH_SIZE} rows per batch"));
+    }
+    Ok(())
 }
 
 /// A byte count with an optional unit: `1048576`, `512KB`, `10MB`, `2GiB`,
@@ -212,6 +251,33 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 impl Config {
+    /// Checks the settings that size resources, for a `Config` whose fields
+    /// were set directly rather than through [`Config::set`]: `threads` at
+    /// most [`MAX_THREADS`], `batch_size` from 1 to [`MAX_BATCH_SIZE`], a
+    /// `memory_limit` above 0.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::BadValue`] for the first setting out of range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |key: &'static str, value: String, why: String| ConfigError::BadValue {
+            key,
+            value,
+            why,
+        };
+        check_threads(self.threads).map_err(|w| bad("threads", self.threads.to_string(), w))?;
+        check_batch_size(self.batch_size)
+            .map_err(|w| bad("batch_size", self.batch_size.to_string(), w))?;
+        if self.memory_limit == Some(0) {
+            return Err(bad(
+                "memory_limit",
+                "0".into(),
+                "must be above 0 (or `unlimited`)".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The settings hint resolution reads.
     pub fn resolve_config(&self) -> ResolveConfig {
         ResolveConfig {
@@ -261,6 +327,39 @@ mod tests {
         let e = c.set("colour", "blue").unwrap_err().to_string();
         assert!(e.contains("colour") && e.contains("memory_limit"), "{e}");
         assert_eq!(c, Config::default(), "failed sets change nothing");
+    }
+
+    #[test]
+    fn threads_above_the_cap_are_refused_naming_it() {
+        let mut c = Config::default();
+        let e = c.set("threads", "100000").unwrap_err().to_string();
+        assert!(e.contains("100000") && e.contains("1024"), "{e}");
+        c.set("threads", &MAX_THREADS.to_string()).unwrap();
+        assert_eq!(c.threads, MAX_THREADS);
+        c.threads = MAX_THREADS + 1;
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("threads") && e.contains("1024"), "{e}");
+    }
+
+    #[test]
+    fn batch_sizes_above_the_cap_are_refused_naming_it() {
+        let mut c = Config::default();
+        let e = c
+            .set("batch_size", &(MAX_BATCH_SIZE + 1).to_string())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&MAX_BATCH_SIZE.to_string()), "{e}");
+        let e = c
+            .set("batch_size", "99999999999999999999")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&MAX_BATCH_SIZE.to_string()), "{e}");
+        c.set("batch_size", &MAX_BATCH_SIZE.to_string()).unwrap();
+        c.batch_size = 0;
+        assert!(c.validate().is_err());
+        c.batch_size = usize::MAX;
+        assert!(c.validate().is_err());
+        assert_eq!(Config::default().validate(), Ok(()));
     }
 
     #[test]

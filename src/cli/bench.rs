@@ -29,7 +29,7 @@ pub(crate) struct BenchArgs {
     /// of BROADCAST, SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP.
     #[arg(long, default_value = "all")]
     strategies: String,
-    /// Worker threads (default: all cores).
+    /// Worker threads, 1 to 1024 (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
     /// Timed runs per strategy (the median is reported).
@@ -131,11 +131,19 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
     if args.measure == Measure::Instructions {
         super::callgrind::check()?;
     }
-    if args.batch_size == 0 {
-        return Err(CliError::usage("--batch-size must be at least 1"));
-    }
-    if args.threads == Some(0) {
-        return Err(CliError::usage("--threads must be at least 1"));
+    // The same bounds as `tenon query` and `Config` (threads at most
+    // MAX_THREADS, batch sizes 1 to MAX_BATCH_SIZE).
+    let mut bounds = tenon::Config::default();
+    bounds
+        .set("batch_size", &args.batch_size.to_string())
+        .map_err(|e| CliError::usage(format!("--batch-size {}: {e}", args.batch_size)))?;
+    if let Some(t) = args.threads {
+        if t == 0 {
+            return Err(CliError::usage("--threads must be at least 1"));
+        }
+        bounds
+            .set("threads", &t.to_string())
+            .map_err(|e| CliError::usage(format!("--threads {t}: {e}")))?;
     }
     if !(args.max_regression.is_finite() && args.max_regression >= 0.0) {
         return Err(CliError::usage(format!(

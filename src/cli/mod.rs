@@ -4,7 +4,9 @@ mod bench;
 mod callgrind;
 mod generate;
 mod query;
+mod signals;
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -53,27 +55,44 @@ impl CliError {
     }
 }
 
-/// Writes `text` to `path` completely or not at all (a temporary file in
-/// the same directory, then renamed).
+/// Writes `text` to `path` completely or not at all: a regular file is
+/// replaced atomically, a device or FIFO written directly
+/// ([`tenon::io::Destination`], the one home of that rule).
 pub(crate) fn write_text_atomically(path: &std::path::Path, text: &str) -> Result<(), CliError> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
-    let tmp = path.with_file_name(format!(".{name}.tenon-tmp-{}", std::process::id()));
-    let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(CliError::exec(format!(
-            "cannot write {}: {e}; check that the directory exists and is writable",
-            path.display()
-        )));
-    }
-    Ok(())
+    // The format only names what is written in the library's messages,
+    // which are replaced here.
+    tenon::io::Destination::open(path, tenon::io::OutputFormat::Json)
+        .and_then(|d| d.write_all_and_finish(text.as_bytes()))
+        .map_err(|e| {
+            let why = match e {
+                tenon::io::IoError::Write { message, .. } => message,
+                other => other.to_string(),
+            };
+            CliError::exec(format!("cannot write {}: {why}", path.display()))
+        })
+}
+
+/// The command line's arguments, with SQL that begins with a `--` comment
+/// made unmistakable for clap: an option's name follows `--` at once, so an
+/// argument of `--` and a space, tab or newline is SQL (`tenon query "--
+/// top nations\nSELECT ..."`), and gets a leading space, which SQL ignores
+/// (its first line is the comment, so no position in an error moves).
+fn arguments() -> impl Iterator<Item = std::ffi::OsString> {
+    std::env::args_os().map(|arg| match arg.to_str() {
+        Some(text)
+            if text
+                .strip_prefix("--")
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(char::is_whitespace) =>
+        {
+            format!(" {text}").into()
+        }
+        _ => arg,
+    })
 }
 
 pub(crate) fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(arguments()) {
         Ok(c) => c,
         Err(e) => {
             if !e.use_stderr() {
@@ -92,15 +111,26 @@ pub(crate) fn main() -> ExitCode {
         }
     };
     let res = match cli.command {
-        Command::Query(args) => query::run(args),
-        Command::Bench(args) => bench::run(args),
-        Command::Gen(args) => generate::run(args),
+        Command::Query(args) => {
+            signals::install("the query was cancelled");
+            query::run(args)
+        }
+        Command::Bench(args) => {
+            signals::install("the benchmark was cancelled");
+            bench::run(args)
+        }
+        Command::Gen(args) => {
+            signals::install("writing the data was cancelled");
+            generate::run(args)
+        }
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // Not eprintln!, which panics when stderr is gone.
+            let mut err = std::io::stderr().lock();
             for line in e.message.lines() {
-                eprintln!("error: {line}");
+                let _ = writeln!(err, "error: {line}");
             }
             ExitCode::from(e.code)
         }

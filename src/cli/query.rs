@@ -1,11 +1,10 @@
 //! `tenon query`: run one SQL query with join hints, or a script of
 //! statements (`-f/--file`), CLI.md.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use tenon::io::{OutputFormat, write_batches, write_to_path};
+use tenon::io::{Destination, IoError, OutputFormat, write_to};
 use tenon::planner::sql::{SqlStatement, parse_statement, split_statements};
 use tenon::{Config, Error, QueryOutput, Session};
 
@@ -17,7 +16,10 @@ const BUILTIN_TPCH_SCALE: f64 = 0.01;
 /// Options of `tenon query`.
 #[derive(Debug, Args)]
 pub(crate) struct QueryArgs {
-    /// The SQL query (one statement).
+    /// The SQL query (one statement). It may begin with a `--` comment
+    /// (`tenon query "-- top nations<newline>SELECT ..."`): an argument that
+    /// starts with `--` and a space, tab or newline is SQL, not an option.
+    /// After a lone `--`, any argument is the SQL.
     #[arg(value_name = "SQL")]
     sql: Option<String>,
     /// Run the statements of FILE, separated by `;` (CREATE TABLE ... WITH
@@ -39,14 +41,18 @@ pub(crate) struct QueryArgs {
     /// Output format: table, csv, json, ndjson, parquet, arrow.
     #[arg(long, default_value = "table")]
     format: String,
-    /// Write the result (or the plan) to this file instead of stdout
-    /// (complete or absent: written to a temporary file, then renamed).
+    /// Write the result (or the plan) to PATH instead of stdout. A regular
+    /// file (or a new one; a symbolic link is followed to its file) is
+    /// complete or absent: written to a hidden temporary file beside it,
+    /// then renamed over it. A device (/dev/null) or FIFO is written
+    /// directly; `-` and /dev/stdout are stdout. Anything else (a
+    /// directory, a socket) is refused.
     #[arg(long, value_name = "PATH")]
     output: Option<PathBuf>,
-    /// Worker threads (default: all cores).
+    /// Worker threads, 0 to 1024 (default 0: one per core).
     #[arg(long)]
     threads: Option<usize>,
-    /// Rows per batch.
+    /// Rows per batch, 1 to 1048576 (default 8192).
     #[arg(long)]
     batch_size: Option<usize>,
     /// A setting KEY=VALUE (repeatable): broadcast_threshold, hint_mode,
@@ -83,14 +89,17 @@ fn session(args: &QueryArgs) -> Result<Session, CliError> {
             .set_pair(pair)
             .map_err(|e| CliError::usage(format!("--set {pair}: {e}")))?;
     }
+    // Through `Config::set`, so that the options and `--set` have the same
+    // bounds and messages.
     if let Some(t) = args.threads {
-        config.threads = t;
+        config
+            .set("threads", &t.to_string())
+            .map_err(|e| CliError::usage(format!("--threads {t}: {e}")))?;
     }
     if let Some(b) = args.batch_size {
-        if b == 0 {
-            return Err(CliError::usage("--batch-size must be at least 1"));
-        }
-        config.batch_size = b;
+        config
+            .set("batch_size", &b.to_string())
+            .map_err(|e| CliError::usage(format!("--batch-size {b}: {e}")))?;
     }
     let mut session = Session::new(config).map_err(fail)?;
     if args.tables.is_empty() {
@@ -118,37 +127,13 @@ fn session(args: &QueryArgs) -> Result<Session, CliError> {
     Ok(session)
 }
 
-/// Writes text (a plan) to the output.
-fn emit_text(text: &str, output: &Option<PathBuf>) -> Result<(), CliError> {
-    match output {
-        Some(path) => super::write_text_atomically(path, text),
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())
-                .and_then(|()| out.flush())
-                .map_err(|e| CliError::exec(format!("cannot write to stdout: {e}")))
-        }
+/// The error of writing the output: `None` for a closed pipe (`tenon query
+/// ... | head`), which ends quietly with exit 0 as `cat` does.
+fn output_error(e: IoError) -> Option<CliError> {
+    if e.is_broken_pipe() {
+        return None;
     }
-}
-
-fn emit_result(
-    out: &QueryOutput,
-    format: OutputFormat,
-    output: &Option<PathBuf>,
-) -> Result<(), CliError> {
-    match output {
-        Some(path) => {
-            write_to_path(&out.batches, &out.schema, format, path).map_err(|e| fail(e.into()))
-        }
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            write_batches(&out.batches, &out.schema, format, &mut stdout)
-                .map_err(|e| fail(e.into()))?;
-            stdout
-                .flush()
-                .map_err(|e| CliError::exec(format!("cannot write to stdout: {e}")))
-        }
-    }
+    Some(fail(e.into()))
 }
 
 /// What the (last) query gives to print.
@@ -191,6 +176,13 @@ pub(crate) fn run(args: QueryArgs) -> Result<(), CliError> {
         return Err(CliError::usage("--runs must be at least 1"));
     }
     let session = session(&args)?;
+    // Opened before anything runs: a path that cannot be written is
+    // reported before the work, and a file's temporary file is removed
+    // when the query fails, or on SIGINT or SIGTERM (`signals`).
+    let destination = match Destination::open_or_stdout(args.output.as_deref(), format) {
+        Ok(d) => d,
+        Err(e) => return output_error(e).map_or(Ok(()), Err),
+    };
     let result = match (&args.file, &args.sql) {
         (Some(file), _) => run_script(&session, file, &args, format)?,
         // one DDL statement runs and prints nothing (a query's empty
@@ -206,11 +198,13 @@ pub(crate) fn run(args: QueryArgs) -> Result<(), CliError> {
         (None, Some(sql)) => run_last(&session, sql, &args, format).map_err(fail)?,
         (None, None) => Final::Nothing,
     };
-    match result {
-        Final::Text(text) => emit_text(&text, &args.output),
-        Final::Rows(out) => emit_result(&out, format, &args.output),
+    let written = match result {
+        Final::Text(text) => destination.write_all_and_finish(text.as_bytes()),
+        Final::Rows(out) => write_to(&out.batches, &out.schema, format, destination),
+        // nothing to print: a file destination is left as it was
         Final::Nothing => Ok(()),
-    }
+    };
+    written.or_else(|e| output_error(e).map_or(Ok(()), Err))
 }
 
 /// Runs the query whose output is printed, as the options say.

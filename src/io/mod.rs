@@ -8,8 +8,11 @@
 //!   a Parquet batch size. [`file_stats`] tells a table's size on disk.
 //! - [`write_batches`] writes record batches to any [`std::io::Write`] in one
 //!   of the [`OutputFormat`]s (a text table, CSV, JSON, NDJSON, Parquet or an
-//!   Arrow IPC file); [`write_to_path`] does the same to a file atomically:
-//!   the destination is either complete or absent, never half written.
+//!   Arrow IPC file); [`write_to_path`] and [`write_to`] do the same to a
+//!   [`Destination`]: a regular file is replaced atomically (complete or
+//!   absent, never half written), a device or FIFO is written directly,
+//!   `-` is stdout. [`check_writable`] tells beforehand whether a format
+//!   can hold a result's columns.
 //!
 //! Every failure is an [`IoError`] that names the file (and, for a parse
 //! error, the line and column) and says what to do about it.
@@ -31,7 +34,9 @@ mod conform;
 mod csv;
 #[cfg(test)]
 mod declared_tests;
+mod destination;
 mod read;
+mod table;
 #[cfg(test)]
 mod tests;
 mod write;
@@ -40,9 +45,13 @@ use std::path::{Path, PathBuf};
 
 use arrow_schema::SchemaRef;
 
+pub use destination::{Destination, remove_unfinished_files};
 pub(crate) use read::format_of;
 pub use read::{FileStats, LoadedTable, file_stats, read_table, read_table_with};
-pub use write::{OutputFormat, ParseOutputFormatError, write_batches, write_to_path};
+pub use table::MAX_TABLE_CELL_CHARS;
+pub use write::{
+    OutputFormat, ParseOutputFormatError, check_writable, write_batches, write_to, write_to_path,
+};
 
 /// A file format [`read_table_with`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -320,6 +329,25 @@ pub enum IoError {
         /// The operating system's error, if that is what failed (its text
         /// is already in `message`).
         io_error: Option<std::io::Error>,
+    },
+    /// The output format cannot hold a column of the result (CSV has no
+    /// nested values); found before anything was written.
+    #[error(
+        "the {format} format cannot hold column `{column}` of type {data_type}: {why}; nothing \
+         was written (choose another format{}{alternatives})",
+        if alternatives.is_empty() { "" } else { ": " }
+    )]
+    Unwritable {
+        /// The format asked for.
+        format: OutputFormat,
+        /// The first column it cannot hold.
+        column: String,
+        /// That column's type.
+        data_type: String,
+        /// Why.
+        why: String,
+        /// The formats that can hold every column, comma-separated.
+        alternatives: String,
     },
 }
 

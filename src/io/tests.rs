@@ -645,7 +645,7 @@ fn csv_with_only_a_header_is_an_empty_table() {
 #[test]
 fn failed_writes_leave_no_file() {
     let dir = TestDir::new();
-    // CSV cannot hold a list column: the header is written, then it fails.
+    // CSV cannot hold a list column: found before any file is made.
     let rich = rich_batch();
     let path = dir.path("out.csv");
     let err = write_to_path(
@@ -655,12 +655,15 @@ fn failed_writes_leave_no_file() {
         &path,
     )
     .unwrap_err();
-    assert!(err.is_write());
     assert!(
-        matches!(&err, IoError::Write { path: Some(p), .. } if p == &path),
+        matches!(&err, IoError::Unwritable { column, .. } if column == "l"),
         "{err}"
     );
-    assert!(err.to_string().starts_with("cannot write csv to "), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("the csv format cannot hold column `l`"),
+        "{err}"
+    );
     assert_eq!(dir.entries(), Vec::<String>::new());
 
     // An existing file survives a failed write unchanged.
@@ -707,6 +710,29 @@ fn failed_writes_leave_no_file() {
         dir.entries(),
         vec!["d.arrow".to_string(), "out.csv".to_string()]
     );
+}
+
+#[test]
+fn csv_of_a_nested_value_writes_nothing_not_even_the_header() {
+    let rich = rich_batch();
+    let mut out = Vec::new();
+    let err = write_batches(
+        std::slice::from_ref(&rich),
+        &rich.schema(),
+        OutputFormat::Csv,
+        &mut out,
+    )
+    .unwrap_err();
+    assert!(out.is_empty(), "{}", String::from_utf8_lossy(&out));
+    let text = err.to_string();
+    // the formats that can hold the list are offered
+    assert!(
+        text.contains("List") && text.contains("json, ndjson, parquet, arrow"),
+        "{text}"
+    );
+    assert!(check_writable(&rich.schema(), OutputFormat::Ndjson).is_ok());
+    assert!(check_writable(&rich.schema(), OutputFormat::Table).is_ok());
+    assert!(check_writable(&plain_schema(), OutputFormat::Csv).is_ok());
 }
 
 #[test]

@@ -1,12 +1,12 @@
-//! [`write_batches`] and [`write_to_path`]: results out, in six formats.
+//! [`write_batches`], [`write_to`] and [`write_to_path`]: results out, in
+//! six formats; [`check_writable`] tells beforehand whether a format can
+//! hold a schema's columns.
 
 use std::borrow::Cow;
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, SchemaRef};
@@ -16,6 +16,8 @@ use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 
 use super::IoError;
+use super::destination::Destination;
+use super::table::{table_text, writable_by_table};
 
 /// How results are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -158,6 +160,12 @@ impl Failure {
             },
             Failure::Parquet(e) => (e.to_string(), None),
         };
+        // The output's own error says it best ("No space left on device"),
+        // without the writer's prefix ("Csv error: ...").
+        let message = match &seen {
+            Some(e) => e.to_string(),
+            None => message,
+        };
         IoError::Write {
             path: path.map(Path::to_path_buf),
             format,
@@ -198,7 +206,9 @@ impl Write for Watch<'_> {
     }
 }
 
-/// [`write_any`] with its failure as an [`IoError`].
+/// [`write_any`] with its failure as an [`IoError`], after
+/// [`check_writable`] (so that nothing is written of a result the format
+/// cannot hold).
 fn write_watched(
     batches: &[RecordBatch],
     schema: &SchemaRef,
@@ -206,9 +216,76 @@ fn write_watched(
     out: &mut dyn Write,
     path: Option<&Path>,
 ) -> Result<(), IoError> {
+    check_writable(schema, format)?;
     let mut watch = Watch { out, error: None };
     write_any(batches, schema, format, &mut watch)
         .map_err(|e| e.into_io_error(format, path, watch.error.take()))
+}
+
+/// Checks that `format` can hold every column of `schema` (CSV holds no
+/// nested values; the text formats need a way to print each type; Parquet
+/// needs a Parquet type for each), before anything is written.
+///
+/// # Errors
+///
+/// [`IoError::Unwritable`] naming the first column that does not fit, and
+/// the formats that can hold all the columns.
+pub fn check_writable(schema: &SchemaRef, format: OutputFormat) -> Result<(), IoError> {
+    let Some((column, data_type, why)) = unwritable(schema, format) else {
+        return Ok(());
+    };
+    let alternatives: Vec<&str> = OutputFormat::ALL
+        .iter()
+        .filter(|f| **f != format && unwritable(schema, **f).is_none())
+        .map(|f| f.name())
+        .collect();
+    Err(IoError::Unwritable {
+        format,
+        column,
+        data_type,
+        why,
+        alternatives: alternatives.join(", "),
+    })
+}
+
+/// The first column of `schema` that `format` cannot hold: its name, its
+/// type and why.
+fn unwritable(schema: &SchemaRef, format: OutputFormat) -> Option<(String, String, String)> {
+    if format == OutputFormat::Parquet {
+        // The writer maps the whole schema up front: a column it cannot
+        // map fails here, with the column named in its message.
+        return ArrowWriter::try_new(std::io::sink(), schema.clone(), None)
+            .err()
+            .map(|e| {
+                let (name, ty) = schema
+                    .fields()
+                    .iter()
+                    .find(|f| {
+                        let one = arrow_schema::Schema::new(vec![f.as_ref().clone()]);
+                        ArrowWriter::try_new(std::io::sink(), one.into(), None).is_err()
+                    })
+                    .map(|f| (f.name().clone(), f.data_type().to_string()))
+                    .unwrap_or_default();
+                (name, ty, e.to_string())
+            });
+    }
+    schema.fields().iter().find_map(|field| {
+        let why = match format {
+            OutputFormat::Csv if field.data_type().is_nested() => {
+                Some("CSV has no nested values (lists, structs, maps, unions)".to_string())
+            }
+            OutputFormat::Csv | OutputFormat::Table => writable_by_table(field.data_type()).err(),
+            OutputFormat::Json | OutputFormat::Ndjson => {
+                let empty = arrow_array::new_empty_array(field.data_type());
+                let options = arrow_json::writer::EncoderOptions::default();
+                arrow_json::writer::make_encoder(field, empty.as_ref(), &options)
+                    .err()
+                    .map(|e| e.to_string())
+            }
+            OutputFormat::Parquet | OutputFormat::Arrow => None,
+        }?;
+        Some((field.name().clone(), field.data_type().to_string(), why))
+    })
 }
 
 /// `batch` with exactly `schema` (renamed columns, declared nullability),
@@ -236,10 +313,11 @@ fn conform<'a>(
 ///
 /// # Errors
 ///
-/// [`IoError::Write`]: a type the format cannot hold (CSV has no nested
-/// types), batches that do not fit `schema`, or a failing `out`
-/// ([`IoError::is_broken_pipe`] tells a closed pipe). What was written
-/// before the failure stays written: use [`write_to_path`] for a file.
+/// [`IoError::Unwritable`] (before anything is written): a type the format
+/// cannot hold (CSV has no nested types). [`IoError::Write`]: batches that
+/// do not fit `schema`, or a failing `out` ([`IoError::is_broken_pipe`]
+/// tells a closed pipe). What was written before such a failure stays
+/// written: use [`write_to`] or [`write_to_path`] for a file.
 pub fn write_batches(
     batches: &[RecordBatch],
     schema: &SchemaRef,
@@ -262,9 +340,7 @@ fn write_any(
     match format {
         OutputFormat::Table => {
             let owned: Vec<RecordBatch> = batches.into_iter().map(Cow::into_owned).collect();
-            let table =
-                arrow_cast::pretty::pretty_format_batches_with_schema(schema.clone(), &owned)?;
-            writeln!(out, "{table}")?;
+            out.write_all(table_text(&owned, schema)?.as_bytes())?;
         }
         OutputFormat::Csv => {
             let mut w = arrow_csv::WriterBuilder::new()
@@ -327,23 +403,36 @@ fn write_any(
     Ok(())
 }
 
-/// Distinguishes the temporary files of concurrent writes in one process.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Removes a temporary file when dropped, unless disarmed.
-struct TempFile(Option<PathBuf>);
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if let Some(path) = self.0.take() {
-            let _ = fs::remove_file(path);
-        }
-    }
+/// Writes `batches` to `destination` in `format` and
+/// [finishes](Destination::finish) it: a file is replaced only when the
+/// whole result was written.
+///
+/// # Errors
+///
+/// As [`write_batches`], with the destination's path; a file destination
+/// is then left as it was.
+pub fn write_to(
+    batches: &[RecordBatch],
+    schema: &SchemaRef,
+    format: OutputFormat,
+    mut destination: Destination,
+) -> Result<(), IoError> {
+    let path = destination.path().map(Path::to_path_buf);
+    write_watched(
+        batches,
+        schema,
+        format,
+        destination.writer(),
+        path.as_deref(),
+    )?;
+    destination.finish()
 }
 
-/// Writes `batches` to the file `path` in `format`, atomically.
+/// Writes `batches` to `path` in `format`: a regular file (or a new one) is
+/// replaced atomically, a device or FIFO is written directly, `-` is stdout
+/// ([`Destination`] says how each is told and written).
 ///
-/// The data goes to a temporary file in the same directory
+/// A file's data goes to a temporary file in the same directory
 /// (`.{file name}.tenon-tmp-{pid}-{n}`), which is flushed and synced to disk
 /// and then renamed over `path`. On any error the temporary file is
 /// removed, so `path` is either the complete new file or what it was before
@@ -351,65 +440,16 @@ impl Drop for TempFile {
 ///
 /// # Errors
 ///
-/// As [`write_batches`], with the path; also a directory that does not exist
-/// or cannot be written to, and a `path` that names a directory.
+/// As [`write_batches`] (checked before the file is created), with the
+/// path; also a directory that does not exist or cannot be written to, and
+/// a `path` that names a directory or anything else that is neither a
+/// regular file, a character device nor a FIFO.
 pub fn write_to_path(
     batches: &[RecordBatch],
     schema: &SchemaRef,
     format: OutputFormat,
     path: &Path,
 ) -> Result<(), IoError> {
-    let fail = |message: String, io_error: Option<std::io::Error>| IoError::Write {
-        path: Some(path.to_path_buf()),
-        format,
-        message,
-        io_error,
-    };
-    let Some(name) = path.file_name() else {
-        return Err(fail("the path does not name a file".to_string(), None));
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let temp = dir.join(format!(
-        ".{}.tenon-tmp-{}-{}",
-        name.to_string_lossy(),
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .map_err(|e| {
-            fail(
-                format!(
-                    "cannot create a file in {} ({e}): check that the directory exists and is writable",
-                    dir.display()
-                ),
-                Some(e),
-            )
-        })?;
-    let mut guard = TempFile(Some(temp.clone()));
-    let mut w = BufWriter::new(file);
-    write_watched(batches, schema, format, &mut w, Some(path))?;
-    let file: File = w.into_inner().map_err(|e| {
-        let e = e.into_error();
-        fail(e.to_string(), Some(e))
-    })?;
-    file.sync_all().map_err(|e| fail(e.to_string(), Some(e)))?;
-    drop(file);
-    fs::rename(&temp, path).map_err(|e| {
-        fail(
-            format!("cannot move the finished file into place ({e}): is the path a directory?"),
-            Some(e),
-        )
-    })?;
-    guard.0 = None;
-    // Make the rename itself durable where a directory can be synced.
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    check_writable(schema, format)?;
+    write_to(batches, schema, format, Destination::open(path, format)?)
 }

@@ -122,8 +122,13 @@ impl Session {
     ///
     /// # Errors
     ///
+    /// [`Error::Config`] when a setting is out of range (more than
+    /// [`MAX_THREADS`](tenon_planner::config::MAX_THREADS) threads, a batch
+    /// size outside 1 to
+    /// [`MAX_BATCH_SIZE`](tenon_planner::config::MAX_BATCH_SIZE));
     /// [`Error::Resource`] when the worker threads cannot be started.
     pub fn new(config: Config) -> Result<Self, Error> {
+        config.validate()?;
         let pool = build_pool(config.threads)?;
         Ok(Session {
             config,
