@@ -14,6 +14,7 @@ mod differential;
 mod errors;
 mod hints;
 mod joins;
+mod limits;
 mod operators;
 mod options;
 mod tpch;

@@ -17,9 +17,10 @@ use crate::kernels::Join;
 ///
 /// Operators are *streaming* (they turn each input batch into an output
 /// batch: [`Operator::Scan`], [`Operator::Filter`], [`Operator::Project`],
-/// and the probe side of a join) or *pipeline breakers* (they need all of
-/// an input first: a join's inputs, [`Operator::Aggregate`],
-/// [`Operator::Sort`], [`Operator::Limit`]). The executor fuses each run of
+/// [`Operator::Limit`], which also stops its input once satisfied, and the
+/// probe side of a join) or *pipeline breakers* (they need all of an input
+/// first: a join's inputs, [`Operator::Aggregate`], [`Operator::Sort`]; a
+/// sort with a fetch keeps only about `fetch` rows of it). The executor fuses each run of
 /// streaming operators into the pipeline that feeds the next breaker.
 #[derive(Debug)]
 pub enum Operator {
