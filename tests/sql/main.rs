@@ -14,6 +14,7 @@ mod differential;
 mod errors;
 mod hints;
 mod joins;
+mod lazy_tables;
 mod limits;
 mod operators;
 mod options;

@@ -11,7 +11,7 @@ use arrow_schema::SchemaRef;
 use crate::choose::PlannedJoin;
 use crate::exec::{HashAggregate, SortExec};
 use crate::expr::PhysicalExpr;
-use crate::kernels::Join;
+use crate::kernels::{Join, MemoryBudget};
 
 /// One operator of a physical plan.
 ///
@@ -151,6 +151,10 @@ pub struct PhysicalPlan {
     pub schema: SchemaRef,
     /// Filled while it runs.
     pub metrics: Arc<OperatorMetrics>,
+    /// The query's memory budget (set on the root by [`lower`](crate::exec::lower),
+    /// shared with its join kernels): the data a query reads from files is
+    /// charged to it too.
+    pub budget: MemoryBudget,
 }
 
 impl PhysicalPlan {
@@ -160,6 +164,7 @@ impl PhysicalPlan {
             operator,
             schema,
             metrics: Arc::default(),
+            budget: MemoryBudget::unlimited(),
         }
     }
 

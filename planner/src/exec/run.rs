@@ -106,6 +106,15 @@ impl Run<'_> {
                     .tables
                     .get(table)
                     .ok_or_else(|| ExecError::MissingTable(table.clone()))?;
+                let held = columns
+                    .iter()
+                    .map(|&c| data.position(c))
+                    .collect::<Option<Vec<usize>>>()
+                    .ok_or_else(|| {
+                        ExecError::Unsupported(format!(
+                            "internal: the scan of {table} needs a column that was not read"
+                        ))
+                    })?;
                 let size = self.batch_size;
                 let morsels: Vec<RecordBatch> = data
                     .batches
@@ -121,7 +130,7 @@ impl Run<'_> {
                     .collect();
                 morsels.par_iter().try_for_each(|b| {
                     let projected = b
-                        .project(columns)
+                        .project(&held)
                         .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?;
                     out(projected)
                 })
