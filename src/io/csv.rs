@@ -30,7 +30,7 @@ fn open(path: &Path) -> Result<File, IoError> {
 
 /// Infers a schema from the first [`INFER_ROWS`] rows (arrow-csv's rules:
 /// Int64, Float64, Boolean, Date32, timestamps, else Utf8; all nullable).
-fn infer_schema(path: &Path, options: &CsvOptions) -> Result<SchemaRef, IoError> {
+pub(crate) fn infer_schema(path: &Path, options: &CsvOptions) -> Result<SchemaRef, IoError> {
     use arrow_csv::reader::Format;
     let mut input = BufReader::new(open(path)?);
     let format = Format::default()
@@ -231,6 +231,7 @@ pub(crate) fn read_csv(
     path: &Path,
     options: &CsvOptions,
     declared: Option<&SchemaRef>,
+    inferred: bool,
     batch_size: usize,
 ) -> Result<(SchemaRef, Vec<RecordBatch>, u64), IoError> {
     let schema = match declared {
@@ -242,7 +243,7 @@ pub(crate) fn read_csv(
         path,
         options,
         schema,
-        declared: declared.is_some(),
+        declared: declared.is_some() && !inferred,
         builders: (0..width).map(|_| StringBuilder::new()).collect(),
         lines: Vec::new(),
         batches: Vec::new(),

@@ -5,7 +5,9 @@
 //!   of such files, into memory as a [`LoadedTable`]; [`read_table_with`]
 //!   does the same with [`ReadOptions`]: a format whatever the extension, a
 //!   declared schema the values are cast to, CSV options ([`CsvOptions`]),
-//!   a Parquet batch size. [`file_stats`] tells a table's size on disk.
+//!   a Parquet batch size, only some columns. [`file_stats`] tells a
+//!   table's size on disk (and per column, from Parquet footers),
+//!   [`table_schema`] its schema, without reading its rows.
 //! - [`write_batches`] writes record batches to any [`std::io::Write`] in one
 //!   of the [`OutputFormat`]s (a text table, CSV, JSON, NDJSON, Parquet or an
 //!   Arrow IPC file); [`write_to_path`] and [`write_to`] do the same to a
@@ -35,6 +37,7 @@ mod csv;
 #[cfg(test)]
 mod declared_tests;
 mod destination;
+mod metadata;
 mod read;
 mod table;
 #[cfg(test)]
@@ -46,6 +49,7 @@ use std::path::{Path, PathBuf};
 use arrow_schema::SchemaRef;
 
 pub use destination::{Destination, remove_unfinished_files};
+pub use metadata::{FileStamp, parquet_column_bytes, table_schema};
 pub(crate) use read::format_of;
 pub use read::{FileStats, LoadedTable, file_stats, read_table, read_table_with};
 pub use table::MAX_TABLE_CELL_CHARS;
@@ -161,6 +165,14 @@ pub struct ReadOptions {
     pub csv: CsvOptions,
     /// Rows per batch of the Parquet decoder (default: `batch_size`).
     pub parquet_batch_size: Option<usize>,
+    /// Read only these columns of the declared [`ReadOptions::schema`], in
+    /// this order (`None`: all). Parquet files decode only those columns;
+    /// the other formats are parsed whole and cut down file by file.
+    pub projection: Option<Vec<usize>>,
+    /// The declared schema is the one [`table_schema`] found for the files
+    /// (its messages then say that the types were inferred), not one a
+    /// user declared.
+    pub inferred: bool,
 }
 
 impl ReadOptions {
@@ -173,6 +185,8 @@ impl ReadOptions {
             schema: None,
             csv: CsvOptions::default(),
             parquet_batch_size: None,
+            projection: None,
+            inferred: false,
         }
     }
 }
@@ -290,6 +304,15 @@ pub enum IoError {
         /// The file.
         path: PathBuf,
         /// Which column, and what the file has instead.
+        message: String,
+    },
+    /// A table's files cannot be one table as they are: columns of the
+    /// same name, a directory with subdirectories.
+    #[error("{}: {message}", path.display())]
+    Table {
+        /// The file or directory.
+        path: PathBuf,
+        /// What is wrong, and what to do.
         message: String,
     },
     /// A file of a directory has another schema than the directory's first file.

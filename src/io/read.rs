@@ -10,6 +10,7 @@ use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
 use arrow_schema::{ArrowError, Field, Schema, SchemaRef};
+use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
@@ -17,6 +18,7 @@ use rayon::prelude::*;
 
 use super::conform::{cast_to_schema, columns_by_name, misfit_message};
 use super::csv::{INFER_ROWS, read_csv};
+use super::metadata::FileStamp;
 use super::{FileFormat, IoError, ReadOptions};
 
 /// A table read into memory by [`read_table`].
@@ -118,8 +120,9 @@ pub(crate) fn format_of(path: &Path) -> Option<FileFormat> {
 ///   lists and structs: dates come back as text).
 ///
 /// A directory is read as one table: its files with a known extension, in
-/// name order, read in parallel; hidden files (`.name`), files with other
-/// extensions and subdirectories are skipped. All files must have the same
+/// name order, read in parallel; hidden files (`.name`) and files with other
+/// extensions are skipped, and a subdirectory is an error ([`IoError::Table`]:
+/// tenon does not read partitioned layouts). All files must have the same
 /// column names and types (a column nullable in one file is nullable in the
 /// table; the schema metadata is the first file's).
 ///
@@ -190,18 +193,48 @@ fn read_file(
     options: &ReadOptions,
 ) -> Result<(SchemaRef, Vec<RecordBatch>, u64), IoError> {
     let batch_size = options.batch_size.max(1);
+    // Only some columns: of the declared schema (the other formats' columns
+    // are taken by name, so cutting the declared schema down is enough;
+    // CSV's are positional, so the whole row is read and then cut).
+    let wanted = match (&options.schema, &options.projection) {
+        (Some(declared), Some(p)) => Some(Arc::new(
+            declared.project(p).map_err(|e| corrupt(path, "table", e))?,
+        )),
+        _ => None,
+    };
+    let declared = wanted.as_ref().or(options.schema.as_ref());
     let (schema, batches, skipped) = match format_for(path, options)? {
-        FileFormat::Csv => read_csv(path, &options.csv, options.schema.as_ref(), batch_size)?,
+        FileFormat::Csv => {
+            let (schema, batches, skipped) = read_csv(
+                path,
+                &options.csv,
+                options.schema.as_ref(),
+                options.inferred,
+                batch_size,
+            )?;
+            match (&wanted, &options.projection) {
+                (Some(wanted), Some(p)) => {
+                    let batches = batches
+                        .iter()
+                        .map(|b| b.project(p))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| corrupt(path, "CSV", e))?;
+                    (Arc::clone(wanted), batches, skipped)
+                }
+                _ => (schema, batches, skipped),
+            }
+        }
         format => {
             let (schema, batches) = match format {
                 FileFormat::Parquet => read_parquet(
                     path,
                     options.parquet_batch_size.unwrap_or(batch_size).max(1),
+                    wanted.as_deref(),
                 )?,
                 FileFormat::Arrow => read_ipc(path)?,
                 _ => read_json(path, batch_size)?,
             };
-            match &options.schema {
+            match declared {
                 Some(declared) => (Arc::clone(declared), conform(path, batches, declared)?, 0),
                 None => (schema, batches, 0),
             }
@@ -264,23 +297,39 @@ fn rechunk(batches: Vec<RecordBatch>, batch_size: usize) -> Vec<RecordBatch> {
 
 /// The data files of a directory, in name order: those with an extension
 /// of `format`, or of any known format.
-fn data_files(dir: &Path, format: Option<FileFormat>) -> Result<Vec<PathBuf>, IoError> {
+pub(crate) fn data_files(dir: &Path, format: Option<FileFormat>) -> Result<Vec<PathBuf>, IoError> {
     let mut files = Vec::new();
+    let mut subdirs = Vec::new();
     for entry in fs::read_dir(dir).map_err(|e| IoError::io(dir, e))? {
         let entry = entry.map_err(|e| IoError::io(dir, e))?;
         if entry.file_name().to_string_lossy().starts_with('.') {
             continue;
         }
         let path = entry.path();
+        if fs::metadata(&path).map(|m| m.is_dir()).unwrap_or(false) {
+            subdirs.push(path);
+            continue;
+        }
         match (format_of(&path), format) {
             (None, _) => continue,
             (Some(found), Some(wanted)) if found != wanted => continue,
             _ => {}
         }
-        // Follows symbolic links; a subdirectory named `x.parquet` is skipped.
+        // Follows symbolic links.
         if fs::metadata(&path).map(|m| m.is_file()).unwrap_or(false) {
             files.push(path);
         }
+    }
+    if let Some(sub) = subdirs.first() {
+        return Err(IoError::Table {
+            path: dir.to_path_buf(),
+            message: format!(
+                "the table directory has subdirectories ({}), which tenon does not read \
+                 (partitioned layouts are not supported): move their files into the \
+                 directory itself, or register each subdirectory as its own table",
+                sub.display()
+            ),
+        });
     }
     files.sort();
     Ok(files)
@@ -365,7 +414,7 @@ fn read_dir(
 }
 
 /// How `other` differs from `first` in column names or types, if it does.
-fn schema_difference(first: &Schema, other: &Schema) -> Option<String> {
+pub(crate) fn schema_difference(first: &Schema, other: &Schema) -> Option<String> {
     let names = |s: &Schema| {
         s.fields()
             .iter()
@@ -403,11 +452,29 @@ fn schema_difference(first: &Schema, other: &Schema) -> Option<String> {
     None
 }
 
-fn open(path: &Path) -> Result<File, IoError> {
+/// A failure decoding a Parquet file's pages: when the file is no longer
+/// the one whose footer was read (`stamp`: replaced or rewritten while
+/// being read), that, not the decoder's confusion.
+fn parquet_error(path: &Path, stamp: Option<FileStamp>, e: impl std::fmt::Display) -> IoError {
+    let now = FileStamp::of(path);
+    IoError::Corrupt {
+        path: path.to_path_buf(),
+        format: "Parquet",
+        message: if stamp.is_some() && now != stamp {
+            "the file changed while it was being read (replaced or rewritten): \
+             read it again once it is complete"
+                .to_string()
+        } else {
+            e.to_string()
+        },
+    }
+}
+
+pub(crate) fn open(path: &Path) -> Result<File, IoError> {
     File::open(path).map_err(|e| IoError::io(path, e))
 }
 
-fn corrupt(path: &Path, format: &'static str, e: impl std::fmt::Display) -> IoError {
+pub(crate) fn corrupt(path: &Path, format: &'static str, e: impl std::fmt::Display) -> IoError {
     IoError::Corrupt {
         path: path.to_path_buf(),
         format,
@@ -419,21 +486,43 @@ fn corrupt(path: &Path, format: &'static str, e: impl std::fmt::Display) -> IoEr
 ///
 /// Each row group gets its own file handle: clones of one `File` share the
 /// read position, which concurrent readers would fight over.
-fn read_parquet(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBatch>), IoError> {
+/// With `only`, the file's columns of those names (exactly, else ignoring
+/// case, as [`conform`] takes them) are decoded, the others skipped.
+fn read_parquet(
+    path: &Path,
+    batch_size: usize,
+    only: Option<&Schema>,
+) -> Result<(SchemaRef, Vec<RecordBatch>), IoError> {
     let file = open(path)?;
+    let stamp = FileStamp::of(path);
     let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
         .map_err(|e| corrupt(path, "Parquet", e))?;
     let schema = meta.schema().clone();
     let groups = meta.metadata().num_row_groups();
+    let mask = only.map(|only| {
+        let roots: Vec<usize> = (0..schema.fields().len())
+            .filter(|&i| {
+                let name = schema.field(i).name();
+                only.fields()
+                    .iter()
+                    .any(|f| f.name() == name || f.name().eq_ignore_ascii_case(name))
+            })
+            .collect();
+        ProjectionMask::roots(meta.parquet_schema(), roots)
+    });
     let read_group = |group: usize| -> Result<Vec<RecordBatch>, IoError> {
         let file = open(path)?;
-        ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone())
+        let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone())
             .with_row_groups(vec![group])
-            .with_batch_size(batch_size)
+            .with_batch_size(batch_size);
+        if let Some(mask) = &mask {
+            builder = builder.with_projection(mask.clone());
+        }
+        builder
             .build()
-            .map_err(|e| corrupt(path, "Parquet", e))?
+            .map_err(|e| parquet_error(path, stamp, e))?
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| corrupt(path, "Parquet", e))
+            .map_err(|e| parquet_error(path, stamp, e))
     };
     let parts = (0..groups)
         .into_par_iter()
@@ -520,7 +609,7 @@ impl<R: Read> Read for ArrayToValues<R> {
 }
 
 /// A reader of a JSON file's values: an array's elements, or NDJSON as is.
-fn json_values(path: &Path) -> Result<Box<dyn BufRead + Send>, IoError> {
+pub(crate) fn json_values(path: &Path) -> Result<Box<dyn BufRead + Send>, IoError> {
     let mut input = BufReader::new(open(path)?);
     let first = loop {
         let buf = input.fill_buf().map_err(|e| IoError::io(path, e))?;
@@ -545,7 +634,7 @@ fn json_values(path: &Path) -> Result<Box<dyn BufRead + Send>, IoError> {
     }
 }
 
-fn json_error(path: &Path, e: ArrowError) -> IoError {
+pub(crate) fn json_error(path: &Path, e: ArrowError) -> IoError {
     if let ArrowError::IoError(m, source) = e {
         return IoError::io(path, std::io::Error::new(source.kind(), m));
     }
@@ -571,7 +660,7 @@ fn json_error(path: &Path, e: ArrowError) -> IoError {
 /// keys; this puts the columns back in the file's order. Keys are taken as
 /// written (escapes are not decoded), so an escaped key keeps its sorted
 /// place.
-fn json_key_order(path: &Path) -> Result<Vec<String>, IoError> {
+pub(crate) fn json_key_order(path: &Path) -> Result<Vec<String>, IoError> {
     let mut input = json_values(path)?;
     let mut keys = Vec::new();
     let mut seen = HashSet::new();
@@ -640,6 +729,20 @@ fn json_key_order(path: &Path) -> Result<Vec<String>, IoError> {
 
 /// Reads a JSON array of objects or NDJSON, inferring the schema.
 fn read_json(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBatch>), IoError> {
+    let schema = json_schema(path)?;
+    let reader = arrow_json::ReaderBuilder::new(schema.clone())
+        .with_batch_size(batch_size)
+        .build(json_values(path)?)
+        .map_err(|e| json_error(path, e))?;
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| json_error(path, e))?;
+    Ok((schema, batches))
+}
+
+/// The schema of a JSON file, inferred from its first objects, its columns
+/// in the order the keys first appear.
+pub(crate) fn json_schema(path: &Path) -> Result<SchemaRef, IoError> {
     let (schema, _) = arrow_json::reader::infer_json_schema(json_values(path)?, Some(INFER_ROWS))
         .map_err(|e| json_error(path, e))?;
     let order: HashMap<String, usize> = json_key_order(path)?
@@ -649,15 +752,10 @@ fn read_json(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBat
         .collect();
     let mut fields: Vec<_> = schema.fields().iter().cloned().collect();
     fields.sort_by_key(|f| order.get(f.name()).copied().unwrap_or(usize::MAX));
-    let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
-    let reader = arrow_json::ReaderBuilder::new(schema.clone())
-        .with_batch_size(batch_size)
-        .build(json_values(path)?)
-        .map_err(|e| json_error(path, e))?;
-    let batches = reader
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| json_error(path, e))?;
-    Ok((schema, batches))
+    Ok(Arc::new(Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    )))
 }
 
 /// What a table's files say about its size, without reading its rows.

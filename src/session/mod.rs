@@ -194,7 +194,7 @@ impl Session {
             )));
         }
         self.registry_mut()
-            .insert_data(name, TableData { schema, batches });
+            .insert_data(name, TableData::new(schema, batches));
         Ok(())
     }
 
@@ -207,24 +207,60 @@ impl Session {
         self.register_batches(name, batch.schema(), vec![batch])
     }
 
-    /// Loads a Parquet, CSV or Arrow IPC file (or a directory of them) into
-    /// memory as table `name` (see [`crate::io::read_table`]). Scans of it
-    /// with `/*+ OPTIONS(...) */` re-read the file with those options, into
-    /// the schema found now.
+    /// Registers a Parquet, CSV, Arrow IPC or JSON file (or a directory of
+    /// them) as table `name`, read lazily: registering reads only the
+    /// schema (Parquet footers, IPC headers; CSV and JSON: inferred from
+    /// their first rows) and the statistics (rows and column sizes from
+    /// Parquet footers, else the size on disk); each query that scans the
+    /// table reads only the columns it uses, charged to its
+    /// `memory_limit`, and lets them go when it ends. Scans of it with
+    /// `/*+ OPTIONS(...) */` read the file with those options, into the
+    /// schema found now. [`Session::register_file_in_memory`] reads it
+    /// once and keeps it instead.
     ///
     /// # Errors
     ///
     /// [`Error::Io`]: a missing, unreadable or corrupt file, an unknown
-    /// extension, files of different schemas in one directory.
+    /// extension, files of different schemas in one directory, a directory
+    /// with subdirectories, two columns of one name.
     pub fn register_file(&mut self, name: &str, path: impl AsRef<Path>) -> Result<(), Error> {
         let path = path.as_ref();
-        let loaded = read_table(path, self.config.batch_size)?;
-        let data = TableData {
-            schema: loaded.schema,
-            batches: loaded.batches,
+        let schema = crate::io::table_schema(path)?;
+        let on_disk = crate::io::file_stats(path, None)?;
+        let column_bytes = crate::io::parquet_column_bytes(path)?.unwrap_or_default();
+        let stats = tenon_planner::sql::TableStats {
+            row_count: on_disk.rows,
+            byte_size: Some(if column_bytes.is_empty() {
+                on_disk.bytes
+            } else {
+                column_bytes.iter().sum()
+            }),
+            column_bytes,
+            ..Default::default()
         };
-        let registry = self.registry_mut();
-        registry.insert_data(name, data.clone());
+        let file = FileTable::lazy(path.to_path_buf(), single_format(path), schema);
+        self.registry_mut().insert_lazy_file(name, file, stats);
+        Ok(())
+    }
+
+    /// Reads a file (or a directory of files) into memory once, as table
+    /// `name`, and keeps it (see [`crate::io::read_table`]): every query
+    /// reuses the rows read (benchmarks that should not time reading
+    /// files), and charges them to its `memory_limit` while it runs.
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::register_file`].
+    pub fn register_file_in_memory(
+        &mut self,
+        name: &str,
+        path: impl AsRef<Path>,
+    ) -> Result<(), Error> {
+        let path = path.as_ref();
+        crate::io::table_schema(path)?;
+        let loaded = read_table(path, self.config.batch_size)?;
+        let data = TableData::new(loaded.schema, loaded.batches);
+        let stats = sources::stats_of(&data);
         let file = FileTable::read_already(
             path.to_path_buf(),
             single_format(path),
@@ -233,7 +269,7 @@ impl Session {
                 skipped: 0,
             },
         );
-        registry.files.insert(name.to_string(), Arc::new(file));
+        self.registry_mut().insert_lazy_file(name, file, stats);
         Ok(())
     }
 
@@ -317,7 +353,8 @@ impl Session {
     }
 
     /// Runs `sql` to completion: the schema, the batches and the execution
-    /// time (planning and reading the tables excluded). A DDL statement
+    /// time (planning excluded; reading files included, see
+    /// [`QueryOutput::reads_files`]). A DDL statement
     /// runs and gives no columns and no rows.
     ///
     /// # Errors
@@ -353,8 +390,9 @@ impl Session {
 
     fn run_prepared(&self, prepared: &Prepared) -> Result<QueryOutput, Error> {
         let registry = self.read();
-        let tables = self.run_tables(&registry, prepared)?;
         let start = Instant::now();
+        let reads_files = prepared.sources.reads_files();
+        let tables = self.run_tables(&registry, prepared)?;
         let batches = exec::collect(
             &prepared.physical,
             &tables,
@@ -365,6 +403,7 @@ impl Session {
             schema: prepared.physical.schema.clone(),
             batches,
             elapsed: start.elapsed(),
+            reads_files,
         })
     }
 

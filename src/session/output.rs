@@ -19,8 +19,14 @@ pub struct QueryOutput {
     pub schema: SchemaRef,
     /// The result batches.
     pub batches: Vec<RecordBatch>,
-    /// Execution time, planning (and reading the tables) excluded.
+    /// Execution time, planning excluded; it includes reading the files
+    /// of tables not held in memory ([`QueryOutput::reads_files`]).
     pub elapsed: Duration,
+    /// Whether running the query read files (a table registered with
+    /// `register_file` or a scan with OPTIONS that re-read its file, or a
+    /// table held in memory read for the first time), so that
+    /// [`QueryOutput::elapsed`] includes reading them.
+    pub reads_files: bool,
 }
 
 impl QueryOutput {
@@ -36,6 +42,7 @@ impl QueryOutput {
             schema: std::sync::Arc::new(Schema::empty()),
             batches: Vec::new(),
             elapsed: Duration::ZERO,
+            reads_files: false,
         }
     }
 }

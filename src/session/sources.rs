@@ -26,7 +26,8 @@ use std::sync::{Arc, Mutex};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 use tenon_planner::choose::JoinPlan;
-use tenon_planner::exec::{Operator, PhysicalPlan, TableData, Tables};
+use tenon_planner::exec::{ExecError, Operator, PhysicalPlan, TableData, Tables};
+use tenon_planner::kernels::MemoryBudget;
 use tenon_planner::sql::{Catalog, SqlError, TableStats};
 
 use crate::error::Error;
@@ -55,12 +56,18 @@ pub(crate) struct FileTable {
     pub(crate) settings: ScanSettings,
     /// The table's schema: declared, or found when it was registered.
     pub(crate) schema: SchemaRef,
-    /// The rows read with the table's own options, once read.
+    /// Whether the schema was found in the files (not declared).
+    inferred: bool,
+    /// Whether the rows are read once and kept (`register_file_in_memory`,
+    /// `CREATE TABLE`); else each query reads the columns it uses.
+    pub(crate) in_memory: bool,
+    /// The rows read with the table's own options, once read (tables held
+    /// in memory).
     loaded: Mutex<Option<Loaded>>,
 }
 
 impl FileTable {
-    /// A `CREATE TABLE` table, read on first use.
+    /// A `CREATE TABLE` table, read on first use and kept.
     pub(crate) fn declared(
         path: PathBuf,
         format: FileFormat,
@@ -73,11 +80,29 @@ impl FileTable {
             format: Some(format),
             settings,
             schema,
+            inferred: false,
+            in_memory: true,
             loaded: Mutex::new(None),
         }
     }
 
-    /// A file registered with `register_file`, already read.
+    /// A file registered with `register_file` (its schema found in the
+    /// files): read by every query that scans it, only the columns the
+    /// query uses.
+    pub(crate) fn lazy(path: PathBuf, format: Option<FileFormat>, schema: SchemaRef) -> Self {
+        FileTable {
+            path,
+            read_format: None,
+            format,
+            settings: ScanSettings::default(),
+            schema,
+            inferred: true,
+            in_memory: false,
+            loaded: Mutex::new(None),
+        }
+    }
+
+    /// A file registered with `register_file_in_memory`, already read.
     pub(crate) fn read_already(path: PathBuf, format: Option<FileFormat>, loaded: Loaded) -> Self {
         FileTable {
             path,
@@ -85,24 +110,46 @@ impl FileTable {
             format,
             settings: ScanSettings::default(),
             schema: Arc::clone(&loaded.data.schema),
+            inferred: true,
+            in_memory: true,
             loaded: Mutex::new(Some(loaded)),
         }
     }
 
-    /// Reads the table with `settings`, into its schema.
-    fn read(&self, settings: &ScanSettings, batch_size: usize) -> Result<Loaded, Error> {
+    /// Reads the table with `settings`, into its schema: only the table
+    /// columns `projection` (all without one). With a `budget`, the bytes
+    /// read are charged to it for as long as the data lives.
+    fn read(
+        &self,
+        settings: &ScanSettings,
+        batch_size: usize,
+        projection: Option<Vec<usize>>,
+        budget: Option<&MemoryBudget>,
+    ) -> Result<Loaded, Error> {
         let options = ReadOptions {
             batch_size: settings.scan_batch_size.unwrap_or(batch_size),
             format: self.read_format,
             schema: Some(Arc::clone(&self.schema)),
             csv: settings.csv.clone(),
             parquet_batch_size: settings.parquet_batch_size,
+            projection: projection.clone(),
+            inferred: self.inferred,
         };
         let t = read_table_with(&self.path, &options)?;
+        let charge = match budget {
+            Some(budget) => Some(Arc::new(
+                budget
+                    .try_reserve("the rows read from the table's files", t.bytes as usize)
+                    .map_err(|e| Error::from(ExecError::from(e)))?,
+            )),
+            None => None,
+        };
         Ok(Loaded {
             data: Arc::new(TableData {
-                schema: t.schema,
+                schema: Arc::clone(&self.schema),
                 batches: t.batches,
+                columns: projection,
+                charge,
             }),
             skipped: t.skipped_rows,
         })
@@ -115,10 +162,52 @@ impl FileTable {
         if let Some(l) = loaded.as_ref() {
             return Ok(l.clone());
         }
-        let l = self.read(&self.settings, batch_size)?;
+        let l = self.read(&self.settings, batch_size, None, None)?;
         *loaded = Some(l.clone());
         Ok(l)
     }
+
+    /// Whether the rows are held already.
+    fn is_loaded(&self) -> bool {
+        self.loaded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
+    /// The rows one query needs: the kept rows of a table in memory
+    /// (charged to `budget` while the query runs), else the `columns` read
+    /// now.
+    fn data_for(
+        &self,
+        batch_size: usize,
+        columns: Vec<usize>,
+        budget: &MemoryBudget,
+    ) -> Result<Loaded, Error> {
+        if !self.in_memory {
+            return self.read(&self.settings, batch_size, Some(columns), Some(budget));
+        }
+        let l = self.data(batch_size)?;
+        Ok(Loaded {
+            data: charged(&l.data, budget)?,
+            skipped: l.skipped,
+        })
+    }
+}
+
+/// `data` with its bytes charged to `budget` while the copy lives.
+fn charged(data: &Arc<TableData>, budget: &MemoryBudget) -> Result<Arc<TableData>, Error> {
+    let bytes: u64 = data
+        .batches
+        .iter()
+        .flat_map(|b| b.columns().iter().map(value_bytes))
+        .sum();
+    let reservation = budget
+        .try_reserve("the rows of a table held in memory", bytes as usize)
+        .map_err(|e| Error::from(ExecError::from(e)))?;
+    let mut copy = TableData::clone(data);
+    copy.charge = Some(Arc::new(reservation));
+    Ok(Arc::new(copy))
 }
 
 /// A session's tables: the catalog (schemas, statistics, views), the rows
@@ -136,15 +225,7 @@ impl Registry {
     /// Registers rows held in memory (replacing a table or view of that
     /// name).
     pub(crate) fn insert_data(&mut self, name: &str, data: TableData) {
-        let column_bytes: Vec<u64> = (0..data.schema.fields().len())
-            .map(|c| data.batches.iter().map(|b| value_bytes(b.column(c))).sum())
-            .collect();
-        let stats = TableStats {
-            row_count: Some(data.num_rows() as u64),
-            byte_size: Some(column_bytes.iter().sum()),
-            sorted_on: Vec::new(),
-            column_bytes,
-        };
+        let stats = stats_of(&data);
         self.catalog.drop_view(name);
         self.catalog
             .register_table_with_stats(name, data.schema.clone(), stats);
@@ -168,6 +249,19 @@ impl Registry {
         self.tables.remove(name);
         self.files.remove(name);
         found
+    }
+}
+
+/// The statistics of rows in memory: their count and bytes per column.
+pub(crate) fn stats_of(data: &TableData) -> TableStats {
+    let column_bytes: Vec<u64> = (0..data.schema.fields().len())
+        .map(|c| data.batches.iter().map(|b| value_bytes(b.column(c))).sum())
+        .collect();
+    TableStats {
+        row_count: Some(data.num_rows() as u64),
+        byte_size: Some(column_bytes.iter().sum()),
+        sorted_on: Vec::new(),
+        column_bytes,
     }
 }
 
@@ -256,12 +350,8 @@ pub(crate) fn plan_sources(
             ));
         }
     }
-    // CREATE TABLE tables (not in `tables`): their scans need an entry
-    if registry
-        .files
-        .keys()
-        .all(|name| registry.tables.contains_key(name))
-    {
+    // file tables (never in `tables`): their scans need an entry
+    if registry.files.is_empty() {
         return Ok(sources);
     }
     for name in joins.scanned_tables() {
@@ -290,8 +380,8 @@ fn rebatch(data: &TableData, size: usize) -> TableData {
         }
     }
     TableData {
-        schema: Arc::clone(&data.schema),
         batches,
+        ..data.clone()
     }
 }
 
@@ -299,6 +389,21 @@ impl ScanSources {
     /// Whether the query runs on the session's tables as they are.
     pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// Whether running the query reads files (a table not held in memory,
+    /// a scan whose OPTIONS re-read the file, or a table held in memory
+    /// not read yet).
+    pub(crate) fn reads_files(&self) -> bool {
+        self.entries.iter().any(|(_, source)| match source {
+            ScanSource::Registered(f)
+            | ScanSource::Options {
+                base: Base::File(f),
+                reread: false,
+                ..
+            } => !f.in_memory || !f.is_loaded(),
+            ScanSource::Options { reread, .. } => *reread,
+        })
     }
 
     /// The tables to lower the plan against: every entry present with its
@@ -317,13 +422,7 @@ impl ScanSources {
                     ..
                 } => Arc::clone(&d.schema),
             };
-            out.insert(
-                key.clone(),
-                Arc::new(TableData {
-                    schema,
-                    batches: Vec::new(),
-                }),
-            );
+            out.insert(key.clone(), Arc::new(TableData::new(schema, Vec::new())));
         }
         out
     }
@@ -344,17 +443,20 @@ impl ScanSources {
     ) -> Result<Tables, Error> {
         let mut out = tables.clone();
         let mut skipped: HashMap<&str, u64> = HashMap::new();
+        let budget = &plan.budget;
         for (key, source) in &self.entries {
+            let columns = scan_columns(plan, key);
             let (loaded, ignores) = match source {
-                ScanSource::Registered(f) => {
-                    (f.data(batch_size)?, f.settings.csv.ignore_parse_errors)
-                }
+                ScanSource::Registered(f) => (
+                    f.data_for(batch_size, columns, budget)?,
+                    f.settings.csv.ignore_parse_errors,
+                ),
                 ScanSource::Options {
                     base: Base::File(f),
                     settings,
                     reread: true,
                 } => (
-                    f.read(settings, batch_size)?,
+                    f.read(settings, batch_size, Some(columns), Some(budget))?,
                     settings.csv.ignore_parse_errors,
                 ),
                 ScanSource::Options {
@@ -362,7 +464,7 @@ impl ScanSources {
                     settings,
                     reread: false,
                 } => {
-                    let l = f.data(batch_size)?;
+                    let l = f.data_for(batch_size, columns, budget)?;
                     let size = settings.scan_batch_size.unwrap_or(batch_size);
                     (
                         Loaded {
@@ -397,6 +499,30 @@ impl ScanSources {
         }
         Ok(out)
     }
+}
+
+/// The table columns the plan's scans of entry `key` read, ascending (at
+/// least one: a scan of no columns, as `count(*)`'s, still needs the row
+/// count, which the first column gives).
+fn scan_columns(plan: &PhysicalPlan, key: &str) -> Vec<usize> {
+    fn walk(plan: &PhysicalPlan, key: &str, out: &mut Vec<usize>) {
+        if let Operator::Scan { table, columns, .. } = &plan.operator
+            && table == key
+        {
+            out.extend(columns);
+        }
+        for child in plan.children() {
+            walk(child, key, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(plan, key, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    if out.is_empty() {
+        out.push(0);
+    }
+    out
 }
 
 /// Sets the skipped-row count of the scans of `skipped`'s entries.

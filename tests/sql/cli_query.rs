@@ -271,6 +271,8 @@ fn timing_prints_elapsed_and_rows_on_stderr() {
         .expect("rows=")
         .strip_prefix("rows=")
         .expect("rows=");
+    // the built-in tables are in memory: the time reads no files
+    assert_eq!(parts.next(), Some("reads_files=false"), "{line}");
     assert!(parts.next().is_none(), "{line}");
     let ms: f64 = ms.parse().unwrap_or_else(|_| panic!("not a float: {line}"));
     assert!(ms >= 0.0);
@@ -750,7 +752,7 @@ fn analyze_and_timing_together_and_to_a_file() {
     assert!(
         stderr(&o)
             .lines()
-            .any(|l| l.starts_with("elapsed_ms=") && l.ends_with(" rows=1")),
+            .any(|l| l.starts_with("elapsed_ms=") && l.ends_with(" rows=1 reads_files=false")),
         "{}",
         stderr(&o)
     );

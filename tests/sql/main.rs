@@ -20,6 +20,8 @@ mod fuzz;
 mod floats;
 mod hints;
 mod joins;
+mod lazy_tables;
+mod limits;
 mod operators;
 mod options;
 mod or_joins;

@@ -25,6 +25,12 @@ pub enum ExecError {
     /// The consumer of the results went away (a dropped stream).
     #[error("the query was cancelled: its result stream was dropped")]
     Cancelled,
+    /// A LIMIT has all the rows it needs: the signal its input's producers
+    /// (scans, join kernels, unions) stop on. Not a failure: the LIMIT
+    /// whose token it carries catches it and ends normally; it never
+    /// reaches the caller.
+    #[error("internal: the stop signal of a satisfied LIMIT reached the caller")]
+    LimitReached(usize),
     /// An Arrow kernel failed.
     #[error("arrow error in {context}: {source}")]
     Arrow {

@@ -10,6 +10,7 @@
 
 mod aggregate;
 mod error;
+mod limit;
 mod lower;
 mod plan;
 mod run;

@@ -11,15 +11,16 @@ use arrow_schema::SchemaRef;
 use crate::choose::PlannedJoin;
 use crate::exec::{HashAggregate, SortExec};
 use crate::expr::PhysicalExpr;
-use crate::kernels::Join;
+use crate::kernels::{Join, MemoryBudget};
 
 /// One operator of a physical plan.
 ///
 /// Operators are *streaming* (they turn each input batch into an output
 /// batch: [`Operator::Scan`], [`Operator::Filter`], [`Operator::Project`],
-/// and the probe side of a join) or *pipeline breakers* (they need all of
-/// an input first: a join's inputs, [`Operator::Aggregate`],
-/// [`Operator::Sort`], [`Operator::Limit`]). The executor fuses each run of
+/// [`Operator::Limit`], which also stops its input once satisfied, and the
+/// probe side of a join) or *pipeline breakers* (they need all of an input
+/// first: a join's inputs, [`Operator::Aggregate`], [`Operator::Sort`]; a
+/// sort with a fetch keeps only about `fetch` rows of it). The executor fuses each run of
 /// streaming operators into the pipeline that feeds the next breaker.
 #[derive(Debug)]
 pub enum Operator {
@@ -160,6 +161,10 @@ pub struct PhysicalPlan {
     pub schema: SchemaRef,
     /// Filled while it runs.
     pub metrics: Arc<OperatorMetrics>,
+    /// The query's memory budget (set on the root by [`lower`](crate::exec::lower),
+    /// shared with its join kernels): the data a query reads from files is
+    /// charged to it too.
+    pub budget: MemoryBudget,
 }
 
 impl PhysicalPlan {
@@ -169,6 +174,7 @@ impl PhysicalPlan {
             operator,
             schema,
             metrics: Arc::default(),
+            budget: MemoryBudget::unlimited(),
         }
     }
 

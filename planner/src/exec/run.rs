@@ -8,9 +8,11 @@
 //! a hash join its build side, then its probe side's pipeline pushes
 //! batches straight into the probe (a partitioned one with a large build
 //! side collects them); the other joins both sides (the sorting and nested
-//! loop kernels take whole inputs); an aggregate, sort or limit its one
-//! input. A sink may be called from several threads at
-//! once.
+//! loop kernels take whole inputs); an aggregate or sort its one input
+//! (a top-N, ORDER BY ... LIMIT n, keeps only about n rows of it as they
+//! come). A LIMIT streams: it passes rows on as they arrive and, once it
+//! has enough, returns a stop signal that ends the work below it (module
+//! `limit`). A sink may be called from several threads at once.
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -18,10 +20,11 @@ use std::time::Instant;
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use rayon::prelude::*;
 
+use crate::exec::limit::{LimitState, TopN};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::set_op::run_set_operation;
 use crate::exec::source::Tables;
-use crate::exec::{ExecError, Result, SortExec};
+use crate::exec::{ExecError, Result};
 use crate::hints::{DecisionSource, side_label};
 use crate::kernels::hash::UNPARTITIONED_ROWS;
 use crate::kernels::{
@@ -104,6 +107,15 @@ impl Run<'_> {
                     .tables
                     .get(table)
                     .ok_or_else(|| ExecError::MissingTable(table.clone()))?;
+                let held = columns
+                    .iter()
+                    .map(|&c| data.position(c))
+                    .collect::<Option<Vec<usize>>>()
+                    .ok_or_else(|| {
+                        ExecError::Unsupported(format!(
+                            "internal: the scan of {table} needs a column that was not read"
+                        ))
+                    })?;
                 let size = self.batch_size;
                 let morsels: Vec<RecordBatch> = data
                     .batches
@@ -119,7 +131,7 @@ impl Run<'_> {
                     .collect();
                 morsels.par_iter().try_for_each(|b| {
                     let projected = b
-                        .project(columns)
+                        .project(&held)
                         .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?;
                     out(projected)
                 })
@@ -197,17 +209,43 @@ impl Run<'_> {
                 result.into_iter().try_for_each(out)
             }
             Operator::Sort { input, sort } => {
-                let batches = self.collect(input)?;
-                let start = Instant::now();
-                let result = sort.run(&batches, self.batch_size)?;
-                metrics.add_time(start.elapsed());
+                let result = if let Some(k) = sort.fetch() {
+                    // A top-N: fed as the input runs, holding about N rows.
+                    let top = TopN::new(sort, k, self.batch_size);
+                    self.push(input, &|b: RecordBatch| {
+                        let start = Instant::now();
+                        top.push(b)?;
+                        metrics.add_time(start.elapsed());
+                        Ok(())
+                    })?;
+                    let start = Instant::now();
+                    let result = top.finish()?;
+                    metrics.add_time(start.elapsed());
+                    result
+                } else {
+                    let batches = self.collect(input)?;
+                    let start = Instant::now();
+                    let result = sort.run(&batches, self.batch_size)?;
+                    metrics.add_time(start.elapsed());
+                    result
+                };
                 result.into_iter().try_for_each(out)
             }
             Operator::Limit { input, skip, fetch } => {
-                let batches = self.collect(input)?;
-                SortExec::limit(batches, *skip, *fetch)
-                    .into_iter()
-                    .try_for_each(out)
+                // Streaming: rows pass on as they arrive; once satisfied,
+                // every producer below is told to stop (`limit` module).
+                let limit = LimitState::new(metrics, *skip, *fetch);
+                if limit.wants_nothing() {
+                    return Ok(());
+                }
+                let result = self.push(input, &|b: RecordBatch| {
+                    let (batch, done) = limit.take(b);
+                    if let Some(b) = batch {
+                        out(b)?;
+                    }
+                    if done { Err(limit.signal()) } else { Ok(()) }
+                });
+                limit.caught(result)
             }
             Operator::Union { inputs } => {
                 for input in inputs {

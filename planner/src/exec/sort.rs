@@ -142,6 +142,11 @@ impl SortExec {
         })
     }
 
+    /// The rows wanted (ORDER BY ... LIMIT n: a top-n), if limited.
+    pub fn fetch(&self) -> Option<usize> {
+        self.fetch
+    }
+
     /// One line for EXPLAIN: `Sort: t.a DESC NULLS FIRST, t.b ASC NULLS LAST fetch=10`.
     pub fn describe(&self) -> String {
         let mut s = format!("Sort: {}", self.names.join(", "));

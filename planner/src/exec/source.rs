@@ -1,4 +1,5 @@
-//! The data a plan's scans read: registered tables held in memory.
+//! The data a plan's scans read: registered tables' batches, held in
+//! memory for the session or read for one query.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -6,16 +7,38 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
+use crate::kernels::MemoryReservation;
+
 /// One registered table's data: its schema and batches.
+///
+/// A table read from files for one query holds only the columns its scans
+/// use ([`TableData::columns`]), and the bytes it holds are charged to the
+/// query's memory budget ([`TableData::charge`]) until it is dropped.
 #[derive(Debug, Clone)]
 pub struct TableData {
-    /// The schema of every batch.
+    /// The table's schema (every column, read or not).
     pub schema: SchemaRef,
     /// The rows.
     pub batches: Vec<RecordBatch>,
+    /// The table columns the batches hold, in their order (`None`: all of
+    /// them, in the schema's order).
+    pub columns: Option<Vec<usize>>,
+    /// The memory budget's reservation for the batches, given back when
+    /// the last copy of this data is dropped.
+    pub charge: Option<Arc<MemoryReservation>>,
 }
 
 impl TableData {
+    /// Every column of `schema`, in `batches`.
+    pub fn new(schema: SchemaRef, batches: Vec<RecordBatch>) -> Self {
+        TableData {
+            schema,
+            batches,
+            columns: None,
+            charge: None,
+        }
+    }
+
     /// The table's row count.
     pub fn num_rows(&self) -> usize {
         self.batches.iter().map(RecordBatch::num_rows).sum()
@@ -27,6 +50,14 @@ impl TableData {
             .iter()
             .map(RecordBatch::get_array_memory_size)
             .sum()
+    }
+
+    /// Where table column `column` is in the batches, if they hold it.
+    pub fn position(&self, column: usize) -> Option<usize> {
+        match &self.columns {
+            None => (column < self.schema.fields().len()).then_some(column),
+            Some(held) => held.iter().position(|&c| c == column),
+        }
     }
 }
 

@@ -86,7 +86,9 @@ pub fn lower(
     let lowered = lowering.lower(root, &mut Vec::new(), &all)?;
     // The result has exactly the query's columns, in order.
     let lowered = select(lowered, &all, root.schema())?;
-    Ok(lowered.plan)
+    let mut plan = lowered.plan;
+    plan.budget = lowering.budget;
+    Ok(plan)
 }
 
 struct Lowering<'a> {

@@ -1,0 +1,179 @@
+//! What a table's files say without reading their rows: the schema (from
+//! Parquet footers and Arrow IPC headers; inferred from the first rows of
+//! CSV and JSON, as reading them does), and a stamp that tells whether a
+//! file changed.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use arrow_schema::{Field, Schema, SchemaRef};
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+
+use super::csv::infer_schema;
+use super::read::{corrupt, data_files, json_schema, open, schema_difference};
+use super::{CsvOptions, FileFormat, IoError, format_of};
+
+/// A file's size and modification time: a file replaced or rewritten has
+/// another stamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl FileStamp {
+    /// The stamp of `path` now (`None`: it cannot be read).
+    pub fn of(path: &Path) -> Option<FileStamp> {
+        let meta = fs::metadata(path).ok()?;
+        Some(FileStamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
+}
+
+/// The schema of a table file or directory, as [`read_table`](super::read_table)
+/// would read it, without reading its rows (CSV and JSON: inferred from
+/// their first rows). A directory's files must agree as `read_table`
+/// requires; a column nullable in one file is nullable in the table.
+///
+/// # Errors
+///
+/// As `read_table`, and [`IoError::Table`] for two columns of one name
+/// (SQL could not tell them apart: rename one in the file).
+pub fn table_schema(path: &Path) -> Result<SchemaRef, IoError> {
+    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let schema = if meta.is_dir() {
+        let files = data_files(path, None)?;
+        let Some(first_path) = files.first() else {
+            return Err(IoError::EmptyDirectory {
+                path: path.to_path_buf(),
+            });
+        };
+        let first = file_schema(first_path)?;
+        let mut nullable: Vec<bool> = first.fields().iter().map(|f| f.is_nullable()).collect();
+        for file in &files[1..] {
+            let other = file_schema(file)?;
+            if let Some(detail) = schema_difference(&first, &other) {
+                return Err(IoError::SchemaMismatch {
+                    path: file.clone(),
+                    first: first_path.clone(),
+                    detail,
+                });
+            }
+            for (n, f) in nullable.iter_mut().zip(other.fields()) {
+                *n |= f.is_nullable();
+            }
+        }
+        let fields: Vec<Field> = first
+            .fields()
+            .iter()
+            .zip(&nullable)
+            .map(|(f, &n)| f.as_ref().clone().with_nullable(n))
+            .collect();
+        Arc::new(Schema::new_with_metadata(fields, first.metadata().clone()))
+    } else {
+        file_schema(path)?
+    };
+    check_unique_names(path, &schema)?;
+    Ok(schema)
+}
+
+/// One file's schema, by its extension's format.
+fn file_schema(path: &Path) -> Result<SchemaRef, IoError> {
+    match format_of(path) {
+        Some(FileFormat::Parquet) => {
+            let meta = ArrowReaderMetadata::load(&open(path)?, ArrowReaderOptions::new())
+                .map_err(|e| corrupt(path, "Parquet", e))?;
+            Ok(meta.schema().clone())
+        }
+        Some(FileFormat::Arrow) => ipc_schema(path),
+        Some(FileFormat::Csv) => infer_schema(path, &CsvOptions::default()),
+        Some(FileFormat::Json) => json_schema(path),
+        None => Err(IoError::UnknownFormat {
+            path: path.to_path_buf(),
+        }),
+    }
+}
+
+/// The schema in an Arrow IPC file's header (or an IPC stream's first
+/// message).
+fn ipc_schema(path: &Path) -> Result<SchemaRef, IoError> {
+    use arrow_ipc::reader::{FileReader, StreamReader};
+    use std::io::BufReader;
+    let file_error = match FileReader::try_new(BufReader::new(open(path)?), None) {
+        Ok(reader) => return Ok(reader.schema()),
+        Err(e) => e,
+    };
+    match StreamReader::try_new(BufReader::new(open(path)?), None) {
+        Ok(reader) => Ok(reader.schema()),
+        Err(stream_error) => Err(corrupt(
+            path,
+            "Arrow IPC",
+            format!("as an IPC file: {file_error}; as an IPC stream: {stream_error}"),
+        )),
+    }
+}
+
+/// Two columns of one name (compared as SQL compares unquoted names,
+/// ignoring case) are an error naming them.
+fn check_unique_names(path: &Path, schema: &Schema) -> Result<(), IoError> {
+    let fields = schema.fields();
+    for (i, f) in fields.iter().enumerate() {
+        if let Some(j) = fields[..i]
+            .iter()
+            .position(|g| g.name().eq_ignore_ascii_case(f.name()))
+        {
+            return Err(IoError::Table {
+                path: PathBuf::from(path),
+                message: format!(
+                    "columns {} (`{}`) and {} (`{}`) have the same name, which queries could \
+                     not tell apart: rename one of them in the file",
+                    j + 1,
+                    fields[j].name(),
+                    i + 1,
+                    f.name()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The uncompressed bytes of each column of a Parquet file or of a
+/// directory of Parquet files, from their footers (`None` when a file is
+/// of another format): the planner's estimate of a column's size in memory.
+///
+/// # Errors
+///
+/// As [`table_schema`].
+pub fn parquet_column_bytes(path: &Path) -> Result<Option<Vec<u64>>, IoError> {
+    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let files = if meta.is_dir() {
+        data_files(path, None)?
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let mut total: Vec<u64> = Vec::new();
+    for file in &files {
+        if format_of(file) != Some(FileFormat::Parquet) {
+            return Ok(None);
+        }
+        let meta = ArrowReaderMetadata::load(&open(file)?, ArrowReaderOptions::new())
+            .map_err(|e| corrupt(file, "Parquet", e))?;
+        let parquet = meta.metadata();
+        let descr = parquet.file_metadata().schema_descr();
+        total.resize(total.len().max(meta.schema().fields().len()), 0);
+        for group in parquet.row_groups() {
+            for (leaf, column) in group.columns().iter().enumerate() {
+                let root = descr.get_column_root_idx(leaf);
+                if let Some(t) = total.get_mut(root) {
+                    *t += column.uncompressed_size().max(0) as u64;
+                }
+            }
+        }
+    }
+    Ok(Some(total))
+}
