@@ -23,7 +23,9 @@ use super::table::{table_text, writable_by_table};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OutputFormat {
     /// A text table with borders (arrow-cast's pretty printer); an empty
-    /// result still shows the header. NULL is an empty cell.
+    /// result still shows the header. NULL is an empty cell. A cell longer
+    /// than [`MAX_TABLE_CELL_CHARS`](super::MAX_TABLE_CELL_CHARS)
+    /// characters is cut short (`…`), with a note after the table.
     Table,
     /// CSV with a header row; NULL is an empty field.
     Csv,
