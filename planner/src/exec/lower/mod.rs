@@ -465,7 +465,30 @@ impl Lowering<'_> {
         path.push(index);
         let out = self.lower(plan, path, need);
         path.pop();
-        out
+        let out = out?;
+        // The operator above compiles its expressions against this child's
+        // logical schema. Where the lowered child produces another type
+        // (DataFusion types a CASE by its first THEN while tenon coerces
+        // every branch; a set operation's sides meet at the type they
+        // compare in), the column is cast to the logical type here, once,
+        // instead of failing in the operator above.
+        let logical = plan.schema();
+        let types: Vec<DataType> = out
+            .cols
+            .iter()
+            .zip(out.plan.schema.fields())
+            .map(|(&c, f)| match logical.fields().get(c) {
+                Some(l) => l.data_type().clone(),
+                None => f.data_type().clone(),
+            })
+            .collect();
+        if types.len() != out.plan.schema.fields().len() {
+            return Ok(out);
+        }
+        Ok(Lowered {
+            plan: cast_columns(out.plan, &types)?,
+            cols: out.cols,
+        })
     }
 
     fn scan(&mut self, scan: &TableScan, need: &[usize]) -> Result<Lowered> {
