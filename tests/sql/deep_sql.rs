@@ -65,10 +65,7 @@ fn stack_overflow_on_3500_plus_terms() {
 #[test]
 fn stack_overflow_on_1750_union_all_branches() {
     let branches: Vec<String> = (0..1750).map(|i| format!("SELECT {i} AS x")).collect();
-    let sql = format!(
-        "SELECT count(*) FROM ({}) u",
-        branches.join(" UNION ALL ")
-    );
+    let sql = format!("SELECT count(*) FROM ({}) u", branches.join(" UNION ALL "));
     assert_eq!(single_value(sql).expect("planned"), 1750);
 }
 

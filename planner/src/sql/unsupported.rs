@@ -154,7 +154,9 @@ fn refuse_function(f: &Function) -> ControlFlow<SqlError> {
         && list.args.iter().any(|a| {
             matches!(
                 a,
-                FunctionArg::Unnamed(FunctionArgExpr::Wildcard | FunctionArgExpr::QualifiedWildcard(_))
+                FunctionArg::Unnamed(
+                    FunctionArgExpr::Wildcard | FunctionArgExpr::QualifiedWildcard(_)
+                )
             )
         })
     {
