@@ -65,10 +65,7 @@ fn stack_overflow_on_3500_plus_terms() {
 #[test]
 fn stack_overflow_on_1750_union_all_branches() {
     let branches: Vec<String> = (0..1750).map(|i| format!("SELECT {i} AS x")).collect();
-    let sql = format!(
-        "SELECT count(*) FROM ({}) u",
-        branches.join(" UNION ALL ")
-    );
+    let sql = format!("SELECT count(*) FROM ({}) u", branches.join(" UNION ALL "));
     assert_eq!(single_value(sql).expect("planned"), 1750);
 }
 
@@ -141,4 +138,38 @@ fn nested_case_is_planned_and_too_deep_case_names_the_limit() {
     let msg = e.to_string();
     assert!(msg.contains("limit of 500 levels"), "{msg}");
     assert!(!msg.contains("unknown column"), "{msg}");
+}
+
+/// The error of `sql`, run from a small stack; it must be a
+/// [`Error::Sql`] that says which limit the statement exceeds.
+fn limit_error(sql: String, limit: &str) {
+    let e = on_small_stack(move || t_session().collect(&sql).expect_err("too large"));
+    let msg = e.to_string();
+    assert!(matches!(e, Error::Sql(_)), "{e:?}");
+    assert_eq!(e.exit_code(), 2);
+    assert!(msg.starts_with("statement too large: "), "{msg}");
+    assert!(msg.contains(limit), "{msg}");
+}
+
+#[test]
+fn stack_overflow_on_or_chain_of_20000_terms_is_a_limit_error() {
+    // 20,000 terms overflowed even the session's 512 MB stack
+    limit_error(or_chain(20_000), "nested more than 4096 levels deep");
+    limit_error(or_chain(100_000), "nested more than 4096 levels deep");
+}
+
+#[test]
+fn stack_overflow_on_union_all_past_the_limit_is_a_limit_error() {
+    let branches: Vec<String> = (0..4001).map(|i| format!("SELECT {i} AS x")).collect();
+    limit_error(branches.join(" UNION ALL "), "more than 4000 UNION");
+}
+
+#[test]
+fn stack_overflow_on_2000_comma_joined_tables_is_a_limit_error() {
+    // planned for minutes (79 s in release) before it crashed
+    let tables: Vec<String> = (0..2000).map(|i| format!("t t{i}")).collect();
+    limit_error(
+        format!("SELECT count(*) FROM {}", tables.join(", ")),
+        "joins 2000 tables; tenon plans at most 1000",
+    );
 }

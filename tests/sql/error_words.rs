@@ -39,7 +39,10 @@ fn sum_of_a_text_column_leaks_datafusion_internal_error() {
     let (e, msg) = message("SELECT sum(s) FROM a");
     assert_eq!(e.exit_code(), 2);
     assert_own_words(&msg);
-    assert!(msg.contains("function `sum` does not take an argument of type"), "{msg}");
+    assert!(
+        msg.contains("function `sum` does not take an argument of type"),
+        "{msg}"
+    );
     assert!(msg.contains("cast the argument"), "{msg}");
 }
 
@@ -47,14 +50,15 @@ fn sum_of_a_text_column_leaks_datafusion_internal_error() {
 fn field_access_on_a_literal_prints_a_debug_dump() {
     let (_, msg) = message("SELECT (1).x");
     assert_own_words(&msg);
-    assert!(msg.contains("field access `.x` (line 1, column 12)"), "{msg}");
+    assert!(
+        msg.contains("field access `.x` (line 1, column 12)"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn asof_join_prints_the_constraint_debug_dump() {
-    let (e, msg) = message(
-        "SELECT * FROM a ASOF JOIN b MATCH_CONDITION (a.k >= b.k) ON a.v = b.k",
-    );
+    let (e, msg) = message("SELECT * FROM a ASOF JOIN b MATCH_CONDITION (a.k >= b.k) ON a.v = b.k");
     assert!(matches!(e, Error::Sql(_)), "{e:?}");
     assert_own_words(&msg);
     assert!(!msg.contains("constraint: On("), "{msg}");
@@ -69,12 +73,19 @@ fn sum_of_star_says_sum_not_supported_for_null() {
     assert!(msg.contains("only of count(*)"), "{msg}");
     let (_, msg) = message("SELECT sum(NULL) FROM a");
     assert_own_words(&msg);
-    assert!(msg.contains("does not take an argument of type Null"), "{msg}");
+    assert!(
+        msg.contains("does not take an argument of type Null"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn select_distinct_without_columns_fails_in_the_aggregate() {
-    for sql in ["SELECT DISTINCT FROM a", "SELECT FROM a", "SELECT 1 UNION SELECT FROM a"] {
+    for sql in [
+        "SELECT DISTINCT FROM a",
+        "SELECT FROM a",
+        "SELECT 1 UNION SELECT FROM a",
+    ] {
         let (e, msg) = message(sql);
         assert!(matches!(e, Error::Sql(_)), "{sql}: {e:?}");
         assert_eq!(e.exit_code(), 2);
@@ -96,7 +107,10 @@ fn any_subquery_says_subqueries_must_be_planned_as_joins() {
 
 #[test]
 fn row_number_suggests_covar() {
-    for sql in ["SELECT row_number() FROM a", "SELECT k, rank() OVER (ORDER BY k) FROM a"] {
+    for sql in [
+        "SELECT row_number() FROM a",
+        "SELECT k, rank() OVER (ORDER BY k) FROM a",
+    ] {
         let (_, msg) = message(sql);
         assert_own_words(&msg);
         assert!(!msg.contains("covar") && !msg.contains("power"), "{msg}");
@@ -104,7 +118,10 @@ fn row_number_suggests_covar() {
     }
     // an unknown function gets a suggestion only when one is close
     let (_, msg) = message("SELECT upperr(s) FROM a");
-    assert!(msg.contains("unknown function `upperr`; did you mean `upper`?"), "{msg}");
+    assert!(
+        msg.contains("unknown function `upperr`; did you mean `upper`?"),
+        "{msg}"
+    );
     let (_, msg) = message("SELECT frobnicate(s) FROM a");
     assert!(msg.contains("unknown function `frobnicate`"), "{msg}");
     assert!(!msg.contains("did you mean"), "{msg}");

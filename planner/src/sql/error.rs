@@ -204,7 +204,12 @@ fn signature_words(text: &str) -> Option<String> {
         if !takes.contains(&wanted) {
             takes.push(wanted);
         }
-        received.get_or_insert_with(|| rest.split(").").next().unwrap_or(rest).trim_end_matches(')'));
+        received.get_or_insert_with(|| {
+            rest.split(").")
+                .next()
+                .unwrap_or(rest)
+                .trim_end_matches(')')
+        });
     }
     let received = received?.replace("(DataType: ", "(");
     let received = if received.contains('(') && !received.ends_with(')') {
@@ -261,7 +266,11 @@ fn field_access_words(text: &str) -> Option<String> {
 
 /// `Cannot coerce arithmetic expression Int64 - Utf8View to valid types`.
 fn coercion_words(text: &str) -> Option<String> {
-    let operation = between(text, "Cannot coerce arithmetic expression ", " to valid types")?;
+    let operation = between(
+        text,
+        "Cannot coerce arithmetic expression ",
+        " to valid types",
+    )?;
     Some(format!(
         "the operands of `{operation}` cannot be combined by the operator: cast one of them \
          (`CAST(x AS BIGINT)`, `CAST(x AS DOUBLE)`, ...)"

@@ -66,6 +66,10 @@ pub use statement::{
     split_statements,
 };
 pub use subquery::in_subqueries_to_joins;
+pub use unsupported::{
+    EXPRESSION_DEPTH_LIMIT, FROM_TABLES_LIMIT, SET_OPERATION_LIMIT, WITH_CLAUSES_LIMIT,
+};
+pub use views::VIEW_NESTING_LIMIT;
 
 /// A planned query: the logical plan and its query blocks.
 ///

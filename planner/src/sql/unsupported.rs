@@ -8,12 +8,19 @@
 //! (`SELECT DISTINCT FROM t`), or internal wording about the order of
 //! planning stages (`= ANY (subquery)`). [`refuse_unsupported`] finds them
 //! in the parsed statement first.
+//!
+//! It also refuses statements larger than tenon plans ([`SqlError::Limit`],
+//! naming the limit): planning and running recurse over the statement's
+//! trees, and past these sizes a statement could exhaust even the large
+//! stack it is planned on (`tenon::Session` chooses it), which aborts the
+//! process. The visitor itself stops at the depth limit, so it never
+//! recurses deeper than the limit.
 
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
     Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, JoinOperator, Query, SetExpr,
-    Spanned, Statement, Visit, Visitor,
+    Spanned, Statement, Value, Visit, VisitMut, Visitor, VisitorMut,
 };
 
 use super::error::SqlError;
@@ -40,14 +47,108 @@ const WINDOW_FUNCTIONS: &[&str] = &[
 /// [`SqlError::Unsupported`] naming the construct, its line and column,
 /// and what to write instead; [`SqlError::Syntax`] for a SELECT without
 /// columns.
-pub(crate) fn refuse_unsupported(statement: &Statement) -> Result<(), SqlError> {
+pub(crate) fn refuse_unsupported(statement: Statement) -> Result<Statement, SqlError> {
+    // first the depth alone: positions (`Spanned::span`) recurse over the
+    // whole subtree, safe only once the depth is known to be bounded
+    let mut depth = Depth::default();
+    if let ControlFlow::Break(e) = statement.visit(&mut depth) {
+        dismantle(statement);
+        return Err(e);
+    }
     match statement.visit(&mut Refusals) {
-        ControlFlow::Break(e) => Err(e),
-        ControlFlow::Continue(()) => Ok(()),
+        ControlFlow::Break(e) => {
+            dismantle(statement);
+            Err(e)
+        }
+        ControlFlow::Continue(()) => Ok(statement),
     }
 }
 
+/// Drops `statement` without recursing down its operator chains (dropping
+/// a chain of `n` terms recursively takes stack in proportion to `n`; a
+/// refused statement can be deeper than any stack).
+fn dismantle(mut statement: Statement) {
+    struct Chains;
+    impl VisitorMut for Chains {
+        type Break = ();
+        fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+            let mut pending = vec![std::mem::replace(expr, Expr::value(Value::Null))];
+            while let Some(e) = pending.pop() {
+                match e {
+                    Expr::BinaryOp { left, right, .. } => {
+                        pending.push(*left);
+                        pending.push(*right);
+                    }
+                    Expr::UnaryOp { expr, .. }
+                    | Expr::Nested(expr)
+                    | Expr::IsNull(expr)
+                    | Expr::IsNotNull(expr)
+                    | Expr::IsTrue(expr)
+                    | Expr::IsFalse(expr)
+                    | Expr::Cast { expr, .. } => pending.push(*expr),
+                    other => drop(other),
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = VisitMut::visit(&mut statement, &mut Chains);
+}
+
+/// The deepest expression tree planned: a chain of `n` `OR` / `AND` / `+`
+/// terms is `n` deep.
+pub const EXPRESSION_DEPTH_LIMIT: usize = 4096;
+
+/// The most `UNION` / `INTERSECT` / `EXCEPT` branches of one query.
+pub const SET_OPERATION_LIMIT: usize = 4000;
+
+/// The most tables (and derived tables) in one FROM clause, joined or
+/// comma-separated.
+pub const FROM_TABLES_LIMIT: usize = 1000;
+
+/// The most WITH clauses of one query.
+pub const WITH_CLAUSES_LIMIT: usize = 2000;
+
+/// The depth check.
+#[derive(Default)]
+struct Depth {
+    /// The depth of the expression being visited.
+    depth: usize,
+}
+
+/// The other checks.
 struct Refusals;
+
+impl Visitor for Depth {
+    type Break = SqlError;
+
+    fn post_visit_expr(&mut self, _: &Expr) -> ControlFlow<SqlError> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, _: &Expr) -> ControlFlow<SqlError> {
+        self.depth += 1;
+        if self.depth > EXPRESSION_DEPTH_LIMIT {
+            return too_large(
+                format!(
+                    "an expression is nested more than {EXPRESSION_DEPTH_LIMIT} levels deep \
+                     (each term of a chain of OR, AND, + ... is a level)"
+                ),
+                EXPRESSION_DEPTH_LIMIT,
+                "write `x IN (a, b, ...)` for a chain of `x = a OR x = b ...`, or split the \
+                 expression",
+            );
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+fn too_large(what: String, limit: usize, advice: &str) -> ControlFlow<SqlError> {
+    ControlFlow::Break(SqlError::Limit(format!(
+        "{what}; tenon plans at most {limit}: {advice}"
+    )))
+}
 
 /// `at line L, column C` of a node.
 fn at(node: &impl Spanned) -> String {
@@ -67,15 +168,44 @@ impl Visitor for Refusals {
     type Break = SqlError;
 
     fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<SqlError> {
+        if let Some(with) = &query.with
+            && with.cte_tables.len() > WITH_CLAUSES_LIMIT
+        {
+            return too_large(
+                format!("the query has {} WITH clauses", with.cte_tables.len()),
+                WITH_CLAUSES_LIMIT,
+                "split it into views or several statements",
+            );
+        }
         // a set operation's branches are selects of this query, not queries
         let mut pending = vec![query.body.as_ref()];
+        let mut branches = 1;
         while let Some(body) = pending.pop() {
             match body {
                 SetExpr::SetOperation { left, right, .. } => {
+                    branches += 1;
+                    if branches > SET_OPERATION_LIMIT {
+                        return too_large(
+                            format!(
+                                "the query has more than {SET_OPERATION_LIMIT} UNION / \
+                                 INTERSECT / EXCEPT branches"
+                            ),
+                            SET_OPERATION_LIMIT,
+                            "put the rows in a table (or a VALUES list) instead",
+                        );
+                    }
                     pending.push(right);
                     pending.push(left);
                 }
                 SetExpr::Select(select) => {
+                    let tables: usize = select.from.iter().map(|t| 1 + t.joins.len()).sum();
+                    if tables > FROM_TABLES_LIMIT {
+                        return too_large(
+                            format!("a FROM clause{} joins {tables} tables", at(&**select)),
+                            FROM_TABLES_LIMIT,
+                            "join fewer tables per query (a view can join a part of them)",
+                        );
+                    }
                     if select.projection.is_empty() {
                         let start = select.select_token.0.span.start;
                         return ControlFlow::Break(SqlError::syntax(
@@ -154,7 +284,9 @@ fn refuse_function(f: &Function) -> ControlFlow<SqlError> {
         && list.args.iter().any(|a| {
             matches!(
                 a,
-                FunctionArg::Unnamed(FunctionArgExpr::Wildcard | FunctionArgExpr::QualifiedWildcard(_))
+                FunctionArg::Unnamed(
+                    FunctionArgExpr::Wildcard | FunctionArgExpr::QualifiedWildcard(_)
+                )
             )
         })
     {

@@ -54,6 +54,9 @@ use super::catalog::{Catalog, ViewDef};
 use super::error::SqlError;
 use super::hint_comments::{HintComments, RawHintBlock};
 
+/// How deep views may read views (a view reading a view is one level).
+pub const VIEW_NESTING_LIMIT: usize = 256;
+
 /// One marked text: the query itself (unit 0) or one expansion of a view.
 #[derive(Debug)]
 struct Unit {
@@ -128,8 +131,7 @@ pub(crate) fn parse_query(sql: &str) -> Result<Statement, SqlError> {
         1 => {
             let statement = statements.remove(0);
             if matches!(statement, Statement::Query(_)) {
-                super::unsupported::refuse_unsupported(&statement)?;
-                Ok(statement)
+                super::unsupported::refuse_unsupported(statement)
             } else {
                 Err(SqlError::Unsupported(format!(
                     "statement `{} ...`: only queries (SELECT, UNION, WITH) are planned",
@@ -199,6 +201,16 @@ impl<'a> Expansion<'a> {
                 return Err(SqlError::Plan(format!(
                     "views refer to each other in a cycle: {}; replace or drop one of them",
                     cycle[from..].join(" -> ")
+                )));
+            }
+            if state.stack.len() >= VIEW_NESTING_LIMIT {
+                return Err(SqlError::Limit(format!(
+                    "view `{}` reads views {VIEW_NESTING_LIMIT} deep (`{}` reads `{}` ...); \
+                     tenon plans views nested at most {VIEW_NESTING_LIMIT} deep: define a \
+                     view on the tables an inner view reads",
+                    view.name,
+                    state.stack[0],
+                    state.stack.get(1).unwrap_or(&view.name)
                 )));
             }
             state.stack.push(view.name.clone());
