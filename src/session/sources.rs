@@ -67,12 +67,14 @@ pub(crate) struct FileTable {
 }
 
 impl FileTable {
-    /// A `CREATE TABLE` table, read on first use and kept.
+    /// A `CREATE TABLE` table: read by each query that scans it, or, held
+    /// `in_memory` (`'scan.in-memory' = 'true'`), read on first use and kept.
     pub(crate) fn declared(
         path: PathBuf,
         format: FileFormat,
         settings: ScanSettings,
         schema: SchemaRef,
+        in_memory: bool,
     ) -> Self {
         FileTable {
             path,
@@ -81,7 +83,7 @@ impl FileTable {
             settings,
             schema,
             inferred: false,
-            in_memory: true,
+            in_memory,
             loaded: Mutex::new(None),
         }
     }
