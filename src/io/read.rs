@@ -455,7 +455,11 @@ pub(crate) fn schema_difference(first: &Schema, other: &Schema) -> Option<String
 /// A failure decoding a Parquet file's pages: when the file is no longer
 /// the one whose footer was read (`stamp`: replaced or rewritten while
 /// being read), that, not the decoder's confusion.
-fn parquet_error(path: &Path, stamp: Option<FileStamp>, e: impl std::fmt::Display) -> IoError {
+pub(crate) fn parquet_error(
+    path: &Path,
+    stamp: Option<FileStamp>,
+    e: impl std::fmt::Display,
+) -> IoError {
     let now = FileStamp::of(path);
     IoError::Corrupt {
         path: path.to_path_buf(),

@@ -782,3 +782,22 @@ fn duplicate_column_names_are_reported_when_the_table_is_registered() {
         "{err}"
     );
 }
+
+/// A Parquet file replaced while it was being read gave the decoder's
+/// `Unexpected struct field type 14`; the error now says the file changed.
+#[test]
+fn a_parquet_file_replaced_while_read_says_that_it_changed() {
+    use crate::io::FileStamp;
+    let dir = TestDir::new();
+    let path = dir.path("t.parquet");
+    fs::write(&path, b"PAR1 first version").unwrap();
+    let stamp = FileStamp::of(&path);
+    // unchanged: the decoder's words are kept
+    let same = super::read::parquet_error(&path, stamp, "Unexpected struct field type 14");
+    assert!(same.to_string().contains("type 14"), "{same}");
+    fs::write(&path, b"PAR1 a longer second version of the file").unwrap();
+    let changed = super::read::parquet_error(&path, stamp, "Unexpected struct field type 14");
+    let msg = changed.to_string();
+    assert!(msg.contains("changed while it was being read"), "{msg}");
+    assert!(!msg.contains("type 14"), "{msg}");
+}
