@@ -36,6 +36,8 @@ mod declared_tests;
 mod metadata;
 mod read;
 #[cfg(test)]
+mod registration_tests;
+#[cfg(test)]
 mod tests;
 mod write;
 
@@ -43,9 +45,9 @@ use std::path::{Path, PathBuf};
 
 use arrow_schema::SchemaRef;
 
-pub use metadata::{FileStamp, parquet_column_bytes, table_schema};
+pub use metadata::{FileStamp, FileStats, file_stats, parquet_column_bytes, table_schema};
 pub(crate) use read::format_of;
-pub use read::{FileStats, LoadedTable, file_stats, read_table, read_table_with};
+pub use read::{LoadedTable, read_table, read_table_with};
 pub use write::{OutputFormat, ParseOutputFormatError, write_batches, write_to_path};
 
 /// A file format [`read_table_with`] reads.
