@@ -14,6 +14,7 @@
 //! | `csv.ignore-parse-errors` | CSV | `true` / `false`: skip and count bad rows | `false` |
 //! | `parquet.batch-size` | Parquet | rows per batch of the decoder | the session's |
 //! | `scan.batch-size` | every table | rows per batch the scan produces | the session's |
+//! | `scan.in-memory` | CREATE TABLE | `true`: read the files once, at the first query that scans the table, and keep the rows (charged to each query's `memory_limit`); `false`: every query reads the columns it uses | `false` |
 //!
 //! Keys are compared without regard to case. An unknown key is an error
 //! listing the valid keys for that table; a bad value says what is
@@ -46,6 +47,8 @@ pub const CSV_IGNORE_PARSE_ERRORS: &str = "csv.ignore-parse-errors";
 pub const PARQUET_BATCH_SIZE: &str = "parquet.batch-size";
 /// `scan.batch-size`.
 pub const SCAN_BATCH_SIZE: &str = "scan.batch-size";
+/// `scan.in-memory` (CREATE TABLE only).
+pub const SCAN_IN_MEMORY: &str = "scan.in-memory";
 
 const CSV_KEYS: [&str; 5] = [
     CSV_FIELD_DELIMITER,
@@ -176,6 +179,8 @@ pub struct FileTableOptions {
     pub format: FileFormat,
     /// The format and scan options.
     pub settings: ScanSettings,
+    /// `scan.in-memory`: the rows are read once and kept.
+    pub in_memory: bool,
 }
 
 /// The keys a table of `format` takes (`None`: a table in memory), the
@@ -276,10 +281,19 @@ pub fn parse_create_options(
         value: format_name.into(),
         expected: "one of 'parquet', 'csv', 'arrow', 'json'".into(),
     })?;
+    let in_memory = match get(SCAN_IN_MEMORY) {
+        None => false,
+        Some(v) => boolean(v).ok_or_else(|| OptionsError::BadValue {
+            place: place.clone(),
+            key: SCAN_IN_MEMORY.into(),
+            value: v.into(),
+            expected: "'true' (read once and keep the rows) or 'false' (read by each query)".into(),
+        })?,
+    };
     let rest: Vec<(String, String)> = pairs
         .iter()
         .filter(|(k, _)| {
-            ![CONNECTOR, PATH, FORMAT]
+            ![CONNECTOR, PATH, FORMAT, SCAN_IN_MEMORY]
                 .iter()
                 .any(|d| k.eq_ignore_ascii_case(d))
         })
@@ -290,6 +304,7 @@ pub fn parse_create_options(
         path: PathBuf::from(path),
         format,
         settings,
+        in_memory,
     })
 }
 

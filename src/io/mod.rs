@@ -41,6 +41,8 @@ mod metadata;
 mod read;
 mod table;
 #[cfg(test)]
+mod registration_tests;
+#[cfg(test)]
 mod tests;
 mod write;
 
@@ -49,9 +51,9 @@ use std::path::{Path, PathBuf};
 use arrow_schema::SchemaRef;
 
 pub use destination::{Destination, remove_unfinished_files};
-pub use metadata::{FileStamp, parquet_column_bytes, table_schema};
+pub use metadata::{FileStamp, FileStats, file_stats, parquet_column_bytes, table_schema};
 pub(crate) use read::format_of;
-pub use read::{FileStats, LoadedTable, file_stats, read_table, read_table_with};
+pub use read::{LoadedTable, read_table, read_table_with};
 pub use table::MAX_TABLE_CELL_CHARS;
 pub use write::{
     OutputFormat, ParseOutputFormatError, check_writable, write_batches, write_to, write_to_path,

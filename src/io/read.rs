@@ -455,7 +455,11 @@ pub(crate) fn schema_difference(first: &Schema, other: &Schema) -> Option<String
 /// A failure decoding a Parquet file's pages: when the file is no longer
 /// the one whose footer was read (`stamp`: replaced or rewritten while
 /// being read), that, not the decoder's confusion.
-fn parquet_error(path: &Path, stamp: Option<FileStamp>, e: impl std::fmt::Display) -> IoError {
+pub(crate) fn parquet_error(
+    path: &Path,
+    stamp: Option<FileStamp>,
+    e: impl std::fmt::Display,
+) -> IoError {
     let now = FileStamp::of(path);
     IoError::Corrupt {
         path: path.to_path_buf(),
@@ -756,53 +760,4 @@ pub(crate) fn json_schema(path: &Path) -> Result<SchemaRef, IoError> {
         fields,
         schema.metadata().clone(),
     )))
-}
-
-/// What a table's files say about its size, without reading its rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStats {
-    /// Bytes on disk of the data files.
-    pub bytes: u64,
-    /// The number of rows, when every file is Parquet (from the footers).
-    pub rows: Option<u64>,
-}
-
-/// The size on disk of a file or of a directory's data files (those of
-/// `format`, or of any known format), and the row count when every file is
-/// Parquet (read from the footers only).
-///
-/// # Errors
-///
-/// [`IoError::NotFound`], [`IoError::EmptyDirectory`], [`IoError::Io`],
-/// [`IoError::Corrupt`] (a Parquet footer that does not read).
-pub fn file_stats(path: &Path, format: Option<FileFormat>) -> Result<FileStats, IoError> {
-    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
-    let files = if meta.is_dir() {
-        let files = data_files(path, format)?;
-        if files.is_empty() {
-            return Err(IoError::EmptyDirectory {
-                path: path.to_path_buf(),
-            });
-        }
-        files
-    } else {
-        vec![path.to_path_buf()]
-    };
-    let mut stats = FileStats {
-        bytes: 0,
-        rows: Some(0),
-    };
-    for file in &files {
-        stats.bytes += fs::metadata(file).map_err(|e| IoError::io(file, e))?.len();
-        let parquet = format.or_else(|| format_of(file)) == Some(FileFormat::Parquet);
-        stats.rows = match (stats.rows, parquet) {
-            (Some(n), true) => {
-                let meta = ArrowReaderMetadata::load(&open(file)?, ArrowReaderOptions::new())
-                    .map_err(|e| corrupt(file, "Parquet", e))?;
-                Some(n + meta.metadata().file_metadata().num_rows().max(0) as u64)
-            }
-            _ => None,
-        };
-    }
-    Ok(stats)
 }

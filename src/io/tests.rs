@@ -17,10 +17,10 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use super::*;
 
 /// A directory under the system's temporary directory, removed on drop.
-struct TestDir(PathBuf);
+pub(super) struct TestDir(pub(super) PathBuf);
 
 impl TestDir {
-    fn new() -> TestDir {
+    pub(super) fn new() -> TestDir {
         static N: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir().join(format!(
             "tenon-io-test-{}-{}",
@@ -32,7 +32,7 @@ impl TestDir {
         TestDir(dir)
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub(super) fn path(&self, name: &str) -> PathBuf {
         self.0.join(name)
     }
 
@@ -777,34 +777,4 @@ fn output_format_names() {
     );
     assert_eq!(OutputFormat::from_extension(Path::new("y.txt")), None);
     assert!(OutputFormat::Arrow.is_binary() && !OutputFormat::Csv.is_binary());
-}
-
-/// A table directory with subdirectories ignored them silently (a
-/// partitioned layout read as an empty or partial table).
-#[test]
-fn a_table_directory_with_subdirectories_says_so() {
-    let dir = TestDir::new();
-    fs::write(dir.path("a.csv"), "x\n1\n").unwrap();
-    for sub in ["year=2024", "more.parquet"] {
-        fs::create_dir(dir.path(sub)).unwrap();
-        let err = read_table(&dir.0, 100).unwrap_err().to_string();
-        assert!(err.contains("subdirectories") && err.contains(sub), "{err}");
-        let err = crate::io::table_schema(&dir.0).unwrap_err().to_string();
-        assert!(err.contains("subdirectories"), "{err}");
-        fs::remove_dir(dir.path(sub)).unwrap();
-    }
-}
-
-/// Duplicate column names in a file were found only by the first query.
-#[test]
-fn duplicate_column_names_are_reported_when_the_table_is_registered() {
-    let dir = TestDir::new();
-    fs::write(dir.path("d.csv"), "id,ID,x\n1,2,3\n").unwrap();
-    let err = crate::io::table_schema(&dir.path("d.csv"))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("`id`") && err.contains("`ID`") && err.contains("rename"),
-        "{err}"
-    );
 }

@@ -236,6 +236,7 @@ impl Session {
             options.format,
             options.settings,
             create.schema,
+            options.in_memory,
         );
         let stats = TableStats {
             row_count: stats.rows,

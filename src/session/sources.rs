@@ -31,7 +31,7 @@ use tenon_planner::kernels::MemoryBudget;
 use tenon_planner::sql::{Catalog, SqlError, TableStats};
 
 use crate::error::Error;
-use crate::io::{FileFormat, ReadOptions, read_table_with};
+use crate::io::{FileFormat, ReadOptions, parquet_column_bytes, read_table_with};
 use crate::options::{OptionsPlace, ScanSettings, apply_dynamic_options, rereads_file};
 
 /// A file table's rows as read once, with the rows skipped.
@@ -67,12 +67,14 @@ pub(crate) struct FileTable {
 }
 
 impl FileTable {
-    /// A `CREATE TABLE` table, read on first use and kept.
+    /// A `CREATE TABLE` table: read by each query that scans it, or, held
+    /// `in_memory` (`'scan.in-memory' = 'true'`), read on first use and kept.
     pub(crate) fn declared(
         path: PathBuf,
         format: FileFormat,
         settings: ScanSettings,
         schema: SchemaRef,
+        in_memory: bool,
     ) -> Self {
         FileTable {
             path,
@@ -81,7 +83,7 @@ impl FileTable {
             settings,
             schema,
             inferred: false,
-            in_memory: true,
+            in_memory,
             loaded: Mutex::new(None),
         }
     }
@@ -135,6 +137,25 @@ impl FileTable {
             projection: projection.clone(),
             inferred: self.inferred,
         };
+        // Parquet footers tell the columns' decoded size: a read that cannot
+        // fit fails before it allocates (the estimate is then replaced by
+        // the bytes actually held). Only for a schema found in the files,
+        // whose columns are the files' in order.
+        if let Some(budget) = budget
+            && self.inferred
+            && let Ok(Some(sizes)) = parquet_column_bytes(&self.path)
+        {
+            let estimate: u64 = match &projection {
+                Some(p) => p.iter().filter_map(|&c| sizes.get(c)).sum(),
+                None => sizes.iter().sum(),
+            };
+            budget
+                .try_reserve(
+                    "the columns read from the table's Parquet files (their footers' size)",
+                    estimate as usize,
+                )
+                .map_err(|e| Error::from(ExecError::from(e)))?;
+        }
         let t = read_table_with(&self.path, &options)?;
         let charge = match budget {
             Some(budget) => Some(Arc::new(

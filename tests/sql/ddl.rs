@@ -344,11 +344,30 @@ fn a_table_file_is_read_when_first_scanned() {
         ["4"]
     );
     assert!(s.query("SELECT * FROM t").is_err());
-    // once read, the rows are kept: the file changing does not change them
+    // each query reads the file as it is then
     std::fs::write(&path, "id\n1\n2\n").unwrap();
     assert_eq!(run(&s, "SELECT sum(id) FROM t"), ["3"]);
     std::fs::write(&path, "id\n100\n").unwrap();
+    assert_eq!(run(&s, "SELECT sum(id) FROM t"), ["100"]);
+    // held in memory ('scan.in-memory'): once read, the rows are kept, and
+    // the file changing does not change them
+    create(
+        &s,
+        "m",
+        "id BIGINT",
+        &path,
+        "csv",
+        "'scan.in-memory' = 'true'",
+    );
+    assert_eq!(run(&s, "SELECT sum(id) FROM m"), ["100"]);
+    std::fs::write(&path, "id\n1\n2\n").unwrap();
+    assert_eq!(run(&s, "SELECT sum(id) FROM m"), ["100"]);
     assert_eq!(run(&s, "SELECT sum(id) FROM t"), ["3"]);
+    let err = create_err(
+        &s,
+        &create_sql("b", "id BIGINT", &path, "csv", "'scan.in-memory' = 'maybe'"),
+    );
+    assert!(err.to_string().contains("scan.in-memory"), "{err}");
 }
 
 #[test]

@@ -128,14 +128,26 @@ impl<'a> TopN<'a> {
         } else {
             vec![batch]
         };
+        let full = {
+            let mut kept = lock(&self.kept);
+            kept.1 += best.iter().map(RecordBatch::num_rows).sum::<usize>();
+            kept.0.extend(best);
+            if kept.1 < self.k.saturating_mul(2) {
+                return Ok(());
+            }
+            kept.1 = 0;
+            std::mem::take(&mut kept.0)
+        };
+        // Trimmed outside the lock: the sort runs on the rayon pool, whose
+        // worker may meanwhile run another push of this top-N (a lock held
+        // across it would deadlock). The top k of the whole input is the
+        // top k of the trimmed candidates and of those pushed meanwhile.
+        let trimmed = self.sort.run(&full, self.batch_size)?;
+        drop(full);
         let mut kept = lock(&self.kept);
-        kept.1 += best.iter().map(RecordBatch::num_rows).sum::<usize>();
-        kept.0.extend(best);
-        if kept.1 >= self.k.saturating_mul(2) {
-            let trimmed = self.sort.run(&kept.0, self.batch_size)?;
-            kept.1 = trimmed.iter().map(RecordBatch::num_rows).sum();
-            kept.0 = trimmed;
-        }
+        let newer = std::mem::replace(&mut kept.0, trimmed);
+        kept.1 += kept.0.iter().map(RecordBatch::num_rows).sum::<usize>();
+        kept.0.extend(newer);
         Ok(())
     }
 
