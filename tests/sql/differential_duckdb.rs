@@ -239,7 +239,8 @@ fn sort_key(cell: &Option<String>) -> String {
     }
     match s.parse::<f64>() {
         Ok(f) if f.is_nan() => "nNaN".to_string(),
-        Ok(f) if f == 0.0 => "n0.".to_string(),
+        // A float pattern compares with `==`: -0.0 matches too.
+        Ok(0.0) => "n0.".to_string(),
         Ok(f) => format!("n{f:.6e}"),
         Err(_) => format!("s{s}"),
     }
