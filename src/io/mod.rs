@@ -39,9 +39,9 @@ mod declared_tests;
 mod destination;
 mod metadata;
 mod read;
-mod table;
 #[cfg(test)]
 mod registration_tests;
+mod table;
 #[cfg(test)]
 mod tests;
 mod write;

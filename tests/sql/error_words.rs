@@ -143,3 +143,18 @@ fn explain_of_ddl_tells_a_cli_user_to_call_session_execute() {
     assert!(!msg.contains("Session::execute"), "{msg}");
     assert!(msg.contains("without --explain"), "{msg}");
 }
+
+#[test]
+fn scalar_function_argument_types_leak_error_during_planning() {
+    // Found by the fuzzer (`fuzz_errors_are_in_tenons_own_words`): the
+    // argument check of a scalar function passed DataFusion's message on
+    // with its "Error during planning:" prefix.
+    let (e, msg) =
+        message("SELECT k FROM a WHERE replace(s, -1, CASE WHEN true THEN 'o' END) >= 'apple'");
+    assert_eq!(e.exit_code(), 2);
+    assert_own_words(&msg);
+    assert!(
+        msg.contains("replace() does not take arguments of types"),
+        "{msg}"
+    );
+}

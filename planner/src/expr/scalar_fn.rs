@@ -114,7 +114,7 @@ fn udf(
                 "{}() does not take arguments of types ({}): {}",
                 func.name(),
                 types.join(", "),
-                e.strip_backtrace()
+                crate::sql::planner_words(&e.strip_backtrace())
             ),
         )
     })?;

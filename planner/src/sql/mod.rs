@@ -52,6 +52,7 @@ pub use blocks::{
 pub use catalog::{Catalog, CatalogTable, TableStats, ViewDef};
 pub use dialect::{NESTING_LIMIT, TenonDialect};
 pub use error::SqlError;
+pub(crate) use error::planner_words;
 pub use exists::decorrelate_subqueries;
 pub use hint_comments::RawHintBlock;
 pub use implicit_join::{TINY_ROWS, push_where_into_inner_joins, push_where_into_inner_joins_with};

@@ -290,8 +290,6 @@ pub fn leak(message: &str) -> Option<&'static str> {
 }
 
 #[test]
-#[ignore = "issue 14 (error words) is being fixed in another branch: today's errors still leak \
-            DataFusion's internals and Debug dumps (listed in the h5 report); un-ignore after merging it"]
 fn fuzz_errors_are_in_tenons_own_words() {
     let cases = env_or("TENON_FUZZ_CASES", CASES / 3);
     let mut leaks = Vec::new();
