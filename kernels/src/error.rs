@@ -58,7 +58,8 @@ pub enum KernelError {
     /// A memory reservation did not fit in the budget.
     #[error(
         "memory limit exceeded: {what} needs {needed} more bytes, {used} of the {limit}-byte \
-         limit are in use; raise the memory limit, build the smaller side, or use the \
+         limit are in use; raise the memory limit (`--set memory_limit=...`) or read less \
+         (fewer columns, a filter); for a join, build the smaller side or use the \
          partitioned (SHUFFLE_HASH) mode"
     )]
     MemoryLimitExceeded {

@@ -151,7 +151,7 @@ impl FileTable {
             };
             budget
                 .try_reserve(
-                    "the columns read from the table's Parquet files (their footers' size)",
+                    "reading the table's Parquet columns (their size in the footers)",
                     estimate as usize,
                 )
                 .map_err(|e| Error::from(ExecError::from(e)))?;
