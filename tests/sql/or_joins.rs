@@ -38,13 +38,7 @@ fn outer_join_with_a_key_in_every_or_branch_is_a_hash_join() {
         assert_eq!(chosen.len(), 1, "{sql}");
         assert_ne!(chosen[0].0, Strategy::NestLoop, "{sql}: {chosen:?}");
         let expected = ref_join(&a.rel(), &b.rel(), jt, factored).strings();
-        for &(t, bs) in &CONFIGS {
-            assert_eq!(
-                run(&session(t, bs), &sql),
-                expected,
-                "{sql} threads={t} batch={bs}"
-            );
-        }
+        assert_rows_in_every_config(&sql, &expected);
     }
 }
 
@@ -73,11 +67,5 @@ fn or_of_different_keys_explains_its_nested_loop() {
         },
     )
     .strings();
-    for &(t, bs) in &CONFIGS {
-        assert_eq!(
-            run(&session(t, bs), sql),
-            expected,
-            "threads={t} batch={bs}"
-        );
-    }
+    assert_rows_in_every_config(sql, &expected);
 }

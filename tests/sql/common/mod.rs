@@ -316,6 +316,19 @@ pub fn session(threads: usize, batch_size: usize) -> Session {
 /// The thread counts and batch sizes every join query runs with.
 pub const CONFIGS: [(usize, usize); 4] = [(1, 1), (1, 8192), (4, 1), (4, 8192)];
 
+/// Asserts that `sql` gives the rows `expected` (sorted row strings, as
+/// [`run`] returns them) on the standard tables under every [`CONFIGS`]
+/// thread count and batch size.
+pub fn assert_rows_in_every_config(sql: &str, expected: &[String]) {
+    for &(t, bs) in &CONFIGS {
+        assert_eq!(
+            run(&session(t, bs), sql),
+            expected,
+            "{sql} threads={t} batch={bs}"
+        );
+    }
+}
+
 // ------------------------------------------------------------- results
 
 /// Every row of the batches rendered as `cell|cell|...` (NULL as `NULL`),

@@ -378,13 +378,7 @@ fn outer_join_on_a_false_condition() {
         for cond in ["1 = 0", "false", "a.k = b.k AND 1 = 0"] {
             let sql = format!("SELECT {AB} FROM a {kw} b ON {cond}");
             let expected = ref_join(&a, &b, rj, |_, _| Some(false)).strings();
-            for &(t, bs) in &CONFIGS {
-                assert_eq!(
-                    run(&session(t, bs), &sql),
-                    expected,
-                    "{sql} threads={t} batch={bs}"
-                );
-            }
+            assert_rows_in_every_config(&sql, &expected);
         }
     }
 }
@@ -492,13 +486,7 @@ fn exists_with_only_a_non_equi_correlation() {
     for (q, rj) in [("EXISTS", RefJoin::Semi), ("NOT EXISTS", RefJoin::Anti)] {
         let sql = format!("SELECT {A} FROM a WHERE {q} (SELECT 1 FROM b WHERE b.v > a.v)");
         let expected = ref_join(&a, &b, rj, on).strings();
-        for &(t, bs) in &CONFIGS {
-            assert_eq!(
-                run(&session(t, bs), &sql),
-                expected,
-                "{sql} threads={t} batch={bs}"
-            );
-        }
+        assert_rows_in_every_config(&sql, &expected);
     }
 }
 

@@ -194,13 +194,7 @@ fn nested_join_on_the_right() {
             (Strategy::ShuffleHash, Some("a"))
         );
         assert_eq!(x.joins[1].right, None);
-        for &(t, bs) in &CONFIGS {
-            assert_eq!(
-                run(&session(t, bs), &sql),
-                expected,
-                "{sql} threads={t} batch={bs}"
-            );
-        }
+        assert_rows_in_every_config(&sql, &expected);
     }
 }
 
@@ -265,13 +259,7 @@ fn hints_in_common_table_expressions() {
     let xk = x.col("a.k");
     let expected =
         ref_join(&x, &c, RefJoin::Inner, |p, q| eq(p[xk], q[ck])).select(&["a.s", "c.s"]);
-    for &(t, bs) in &CONFIGS {
-        assert_eq!(
-            run(&session(t, bs), sql),
-            expected.strings(),
-            "threads={t} batch={bs}"
-        );
-    }
+    assert_rows_in_every_config(sql, &expected.strings());
     // the outer block cannot name the CTE's tables
     let e = query_err(&s, &sql.replace("SHUFFLE_HASH(x)", "SHUFFLE_HASH(b)"));
     assert_eq!(e.exit_code(), 2, "{e}");
