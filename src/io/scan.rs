@@ -1,0 +1,272 @@
+//! [`stream_table`]: a table's files read while a query's scan runs,
+//! batch by batch, only the columns it uses and, for Parquet, only the row
+//! groups its filter can match.
+//!
+//! The units of work are a directory's files, and a Parquet file's row
+//! groups; they are read in parallel (rayon, on the query's pool), and
+//! each pushes its batches as the decoder yields them, so what is held at
+//! once is the batches in flight, each charged to the query's memory
+//! budget until the scan has handed it on. The first error (a file that
+//! does not read, a batch that does not fit the budget, or the consumer's
+//! own, such as a satisfied LIMIT's stop signal) ends the read: no unit is
+//! started after it, and a unit under way stops at its next batch.
+//!
+//! Parquet row groups whose footer statistics prove that the filter above
+//! the scan keeps none of their rows are not read ([`ScanFilter`]); the
+//! statistics are turned into Arrow arrays by the parquet crate's
+//! `StatisticsConverter`. CSV, JSON and Arrow IPC files are read whole,
+//! file by file (only the columns used are kept), then pushed.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow_array::{RecordBatch, UInt64Array};
+use arrow_schema::{Schema, SchemaRef};
+use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use rayon::prelude::*;
+use tenon_planner::exec::ExecError;
+use tenon_planner::expr::{ColumnStatistics, ScanFilter};
+use tenon_planner::kernels::MemoryBudget;
+
+use super::metadata::FileStamp;
+use super::read::{
+    conform, corrupt, data_files, format_for, memory_size, open, parquet_error, projection_mask,
+    read_file,
+};
+use super::{FileFormat, IoError, ReadOptions};
+
+/// What [`stream_table`] read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamReport {
+    /// Rows left out as unreadable (CSV with `ignore_parse_errors`).
+    pub skipped_rows: u64,
+    /// Parquet row groups read (started) and in the files.
+    pub row_groups: Option<(u64, u64)>,
+}
+
+/// How a stream's batches are handed on: the scan's sink.
+pub type Push<'a> = dyn Fn(RecordBatch) -> Result<(), ExecError> + Sync + 'a;
+
+/// An I/O error as the executor carries it (the session gives it back as
+/// [`Error::Io`](crate::Error::Io)).
+pub fn exec_error(e: IoError) -> ExecError {
+    ExecError::Source(Box::new(crate::Error::Io(e)))
+}
+
+/// One unit of work.
+enum Unit {
+    /// One row group of a Parquet file (index into the footers).
+    RowGroup { file: usize, group: usize },
+    /// A whole file of another format.
+    Whole(PathBuf),
+}
+
+/// A Parquet file's footer, read when the scan starts.
+struct Footer {
+    path: PathBuf,
+    stamp: Option<FileStamp>,
+    meta: ArrowReaderMetadata,
+}
+
+/// Reads the table at `path` (a file or a directory of files) as
+/// [`read_table_with`](super::read_table_with) would with `options`
+/// (whose [`ReadOptions::schema`] and [`ReadOptions::projection`] must be
+/// set: the table's schema and the columns wanted, in order), pushing each
+/// batch into `push` as it is read; Parquet row groups that `filter`
+/// proves hold no row it keeps are skipped.
+///
+/// # Errors
+///
+/// The first error: [`ExecError::Source`] wrapping the [`IoError`]
+/// `read_table_with` would give, [`ExecError::Memory`] for a batch beyond
+/// the `budget`, or `push`'s own.
+pub fn stream_table(
+    path: &Path,
+    options: &ReadOptions,
+    filter: Option<&ScanFilter>,
+    budget: &MemoryBudget,
+    push: &Push<'_>,
+) -> Result<StreamReport, ExecError> {
+    let (Some(schema), Some(projection)) = (&options.schema, &options.projection) else {
+        return Err(ExecError::Unsupported(
+            "internal: a streamed table read needs its schema and columns".into(),
+        ));
+    };
+    let wanted: SchemaRef = Arc::new(
+        schema
+            .project(projection)
+            .map_err(|e| exec_error(corrupt(path, "table", e)))?,
+    );
+    let meta = std::fs::metadata(path).map_err(|e| exec_error(IoError::io(path, e)))?;
+    let files = if meta.is_dir() {
+        let files = data_files(path, options.format).map_err(exec_error)?;
+        if files.is_empty() {
+            return Err(exec_error(IoError::EmptyDirectory {
+                path: path.to_path_buf(),
+            }));
+        }
+        files
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let mut footers = Vec::new();
+    let mut units = Vec::new();
+    let mut total_groups = 0u64;
+    for file in files {
+        if format_for(&file, options).map_err(exec_error)? != FileFormat::Parquet {
+            units.push(Unit::Whole(file));
+            continue;
+        }
+        let stamp = FileStamp::of(&file);
+        let meta = ArrowReaderMetadata::load(&open(&file).map_err(exec_error)?, reader_options())
+            .map_err(|e| exec_error(corrupt(&file, "Parquet", e)))?;
+        let groups = meta.metadata().num_row_groups();
+        total_groups += groups as u64;
+        let skip = match filter {
+            Some(f) => f.skippable(groups, &|c| statistics(&meta, schema.field(c))),
+            None => vec![false; groups],
+        };
+        let index = footers.len();
+        units.extend(
+            (0..groups)
+                .filter(|&g| !skip[g])
+                .map(|group| Unit::RowGroup { file: index, group }),
+        );
+        footers.push(Footer {
+            path: file,
+            stamp,
+            meta,
+        });
+    }
+    let skipped = AtomicU64::new(0);
+    let started = AtomicU64::new(0);
+    units.par_iter().try_for_each(|unit| match unit {
+        Unit::RowGroup { file, group } => {
+            started.fetch_add(1, Ordering::Relaxed);
+            let footer = &footers[*file];
+            read_row_group(footer, *group, options, &wanted, budget, push)
+        }
+        Unit::Whole(file) => {
+            let (_, batches, n) = read_file(file, options).map_err(exec_error)?;
+            skipped.fetch_add(n, Ordering::Relaxed);
+            // The file's rows are held until the last is handed on.
+            let _charge = budget.try_reserve(
+                "the rows read from the table's files",
+                memory_size(&batches) as usize,
+            )?;
+            batches.into_iter().try_for_each(|b| push(b))
+        }
+    })?;
+    Ok(StreamReport {
+        skipped_rows: skipped.into_inner(),
+        row_groups: (!footers.is_empty()).then(|| (started.into_inner(), total_groups)),
+    })
+}
+
+fn reader_options() -> ArrowReaderOptions {
+    ArrowReaderOptions::new()
+}
+
+/// Reads row group `group` of a Parquet file, only `wanted`'s columns,
+/// cast to their types, batch by batch into `push`.
+///
+/// The batch being decoded and handed on is charged to `budget`: the
+/// footer's uncompressed size of its columns, for the rows of one batch,
+/// before decoding (a group that cannot fit fails before it allocates),
+/// grown to a batch's actual size when that is larger.
+fn read_row_group(
+    footer: &Footer,
+    group: usize,
+    options: &ReadOptions,
+    wanted: &SchemaRef,
+    budget: &MemoryBudget,
+    push: &Push<'_>,
+) -> Result<(), ExecError> {
+    let path = &footer.path;
+    let file = open(path).map_err(exec_error)?;
+    let batch_size = options
+        .parquet_batch_size
+        .unwrap_or(options.batch_size)
+        .max(1);
+    let mask = projection_mask(&footer.meta, wanted);
+    let meta = footer.meta.metadata().row_group(group);
+    let rows = meta.num_rows().max(0) as u64;
+    let bytes: u64 = meta
+        .columns()
+        .iter()
+        .enumerate()
+        .filter(|(leaf, _)| mask.leaf_included(*leaf))
+        .map(|(_, c)| c.uncompressed_size().max(0) as u64)
+        .sum();
+    let estimate = bytes
+        .saturating_mul(rows.min(batch_size as u64))
+        .checked_div(rows)
+        .unwrap_or(0);
+    let mut charge = budget.try_reserve(
+        "reading a batch of the table's Parquet columns (its size from the footers)",
+        estimate as usize,
+    )?;
+    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, footer.meta.clone())
+        .with_row_groups(vec![group])
+        .with_batch_size(batch_size)
+        .with_projection(mask)
+        .build()
+        .map_err(|e| exec_error(parquet_error(path, footer.stamp, e)))?;
+    // The rows before this group, for errors naming a row of the file.
+    let mut row: u64 = footer.meta.metadata().row_groups()[..group]
+        .iter()
+        .map(|g| g.num_rows().max(0) as u64)
+        .sum();
+    for batch in reader {
+        let batch = batch.map_err(|e| exec_error(parquet_error(path, footer.stamp, e)))?;
+        let n = batch.num_rows() as u64;
+        for b in conform(path, vec![batch], wanted, row).map_err(exec_error)? {
+            let held = memory_size(std::slice::from_ref(&b)) as usize;
+            if held > charge.size() {
+                charge.grow(held - charge.size())?;
+            }
+            if b.num_rows() > 0 {
+                push(b)?;
+            }
+        }
+        row += n;
+    }
+    Ok(())
+}
+
+/// The row-group statistics of the file's column named as table column
+/// `field` (exactly, else ignoring case), when it has the column's type.
+fn statistics(meta: &ArrowReaderMetadata, field: &arrow_schema::Field) -> Option<ColumnStatistics> {
+    let schema: &Schema = meta.schema();
+    let name = field.name();
+    let found = schema
+        .fields()
+        .iter()
+        .find(|f| f.name() == name)
+        .or_else(|| {
+            schema
+                .fields()
+                .iter()
+                .find(|f| f.name().eq_ignore_ascii_case(name))
+        })?;
+    if found.data_type() != field.data_type() {
+        return None;
+    }
+    let converter = StatisticsConverter::try_new(found.name(), schema, meta.parquet_schema())
+        .ok()?
+        .with_missing_null_counts_as_zero(false);
+    let groups = meta.metadata().row_groups();
+    let mins = converter.row_group_mins(groups).ok()?;
+    let maxes = converter.row_group_maxes(groups).ok()?;
+    let nulls: UInt64Array = converter.row_group_null_counts(groups).ok()?;
+    Some(ColumnStatistics {
+        mins,
+        maxes,
+        null_counts: nulls.iter().collect(),
+        row_counts: groups.iter().map(|g| g.num_rows().max(0) as u64).collect(),
+    })
+}
