@@ -77,7 +77,8 @@ struct Footer {
 /// (whose [`ReadOptions::schema`] and [`ReadOptions::projection`] must be
 /// set: the table's schema and the columns wanted, in order), pushing each
 /// batch into `push` as it is read; Parquet row groups that `filter`
-/// proves hold no row it keeps are skipped.
+/// proves hold no row it keeps are skipped. What was read is in `report`,
+/// also when the read stopped early.
 ///
 /// # Errors
 ///
@@ -90,7 +91,8 @@ pub fn stream_table(
     filter: Option<&ScanFilter>,
     budget: &MemoryBudget,
     push: &Push<'_>,
-) -> Result<StreamReport, ExecError> {
+    report: &mut StreamReport,
+) -> Result<(), ExecError> {
     let (Some(schema), Some(projection)) = (&options.schema, &options.projection) else {
         return Err(ExecError::Unsupported(
             "internal: a streamed table read needs its schema and columns".into(),
@@ -144,7 +146,7 @@ pub fn stream_table(
     }
     let skipped = AtomicU64::new(0);
     let started = AtomicU64::new(0);
-    units.par_iter().try_for_each(|unit| match unit {
+    let result = units.par_iter().try_for_each(|unit| match unit {
         Unit::RowGroup { file, group } => {
             started.fetch_add(1, Ordering::Relaxed);
             let footer = &footers[*file];
@@ -160,11 +162,12 @@ pub fn stream_table(
             )?;
             batches.into_iter().try_for_each(|b| push(b))
         }
-    })?;
-    Ok(StreamReport {
+    });
+    *report = StreamReport {
         skipped_rows: skipped.into_inner(),
         row_groups: (!footers.is_empty()).then(|| (started.into_inner(), total_groups)),
-    })
+    };
+    result
 }
 
 fn reader_options() -> ArrowReaderOptions {

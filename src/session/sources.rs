@@ -34,7 +34,7 @@ use tenon_planner::kernels::MemoryBudget;
 use tenon_planner::sql::{Catalog, SqlError, TableStats};
 
 use crate::error::Error;
-use crate::io::{FileFormat, ReadOptions, read_table_with, stream_table};
+use crate::io::{FileFormat, ReadOptions, StreamReport, read_table_with, stream_table};
 use crate::options::{OptionsPlace, ScanSettings, apply_dynamic_options, rereads_file};
 
 /// A file table's rows as read once, with the rows skipped.
@@ -218,27 +218,33 @@ struct FileScan {
 }
 
 impl TableSource for FileScan {
-    fn scan(&self, request: &ScanRequest<'_>, sink: &Sink<'_>) -> Result<ScanReport, ExecError> {
+    fn scan(
+        &self,
+        request: &ScanRequest<'_>,
+        sink: &Sink<'_>,
+        report: &mut ScanReport,
+    ) -> Result<(), ExecError> {
         let options = self.file.read_options(
             &self.settings,
             request.batch_size,
             Some(request.columns.to_vec()),
         );
-        let report = stream_table(
+        let mut read = StreamReport::default();
+        let result = stream_table(
             &self.file.path,
             &options,
             request.filter,
             request.budget,
             sink,
-        )?;
-        Ok(ScanReport {
-            skipped_rows: self
-                .settings
-                .csv
-                .ignore_parse_errors
-                .then_some(report.skipped_rows),
-            row_groups: report.row_groups,
-        })
+            &mut read,
+        );
+        report.skipped_rows = self
+            .settings
+            .csv
+            .ignore_parse_errors
+            .then_some(read.skipped_rows);
+        report.row_groups = read.row_groups;
+        result
     }
 }
 

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use crate::exec::limit::{LimitState, TopN};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::set_op::run_set_operation;
-use crate::exec::source::{ScanRequest, Tables};
+use crate::exec::source::{ScanReport, ScanRequest, Tables};
 use crate::exec::{ExecError, Result};
 use crate::expr::ScanFilter;
 use crate::hints::{DecisionSource, side_label};
@@ -145,26 +145,31 @@ impl Run<'_> {
                 budget: self.budget,
             };
             let keep: Vec<usize> = (0..columns.len()).collect();
-            let report = source.scan(&request, &|b: RecordBatch| {
-                for m in morsels(&b) {
-                    let m = if columns.is_empty() {
-                        m.project(&keep)
-                            .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?
-                    } else {
-                        m
-                    };
-                    metrics.record(&m);
-                    sink(m)?;
-                }
-                Ok(())
-            })?;
+            let mut report = ScanReport::default();
+            let result = source.scan(
+                &request,
+                &|b: RecordBatch| {
+                    for m in morsels(&b) {
+                        let m = if columns.is_empty() {
+                            m.project(&keep)
+                                .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?
+                        } else {
+                            m
+                        };
+                        metrics.record(&m);
+                        sink(m)?;
+                    }
+                    Ok(())
+                },
+                &mut report,
+            );
             if let Some(n) = report.skipped_rows {
                 let _ = metrics.skipped_rows.set(n);
             }
             if let Some(groups) = report.row_groups {
                 let _ = metrics.row_groups.set(groups);
             }
-            return Ok(());
+            return result;
         }
         let held = columns
             .iter()

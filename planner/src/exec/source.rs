@@ -56,7 +56,8 @@ pub struct ScanReport {
 pub trait TableSource: Send + Sync + fmt::Debug {
     /// Reads the columns `request` asks for, pushing batches into `sink`
     /// (from any thread of the current rayon pool) as they are decoded,
-    /// and stops at the first error, the sink's included.
+    /// and stops at the first error, the sink's included. What it read is
+    /// in `report`, also when it stopped early.
     ///
     /// # Errors
     ///
@@ -64,7 +65,12 @@ pub trait TableSource: Send + Sync + fmt::Debug {
     /// when a batch does not fit the budget, or
     /// [`ExecError::Source`](crate::exec::ExecError) for a file that cannot
     /// be read.
-    fn scan(&self, request: &ScanRequest<'_>, sink: &Sink<'_>) -> Result<ScanReport>;
+    fn scan(
+        &self,
+        request: &ScanRequest<'_>,
+        sink: &Sink<'_>,
+        report: &mut ScanReport,
+    ) -> Result<()>;
 }
 
 /// One registered table's data: its schema and batches.
