@@ -14,8 +14,11 @@
 //! Parquet row groups whose footer statistics prove that the filter above
 //! the scan keeps none of their rows are not read ([`ScanFilter`]); the
 //! statistics are turned into Arrow arrays by the parquet crate's
-//! `StatisticsConverter`. CSV, JSON and Arrow IPC files are read whole,
-//! file by file (only the columns used are kept), then pushed.
+//! `StatisticsConverter`. Arrow IPC files stream batch by batch, decoding
+//! only the columns used; JSON streams batch by batch as arrow-json
+//! decodes it (the whole rows, cut down to the columns used); CSV files
+//! are still parsed whole, file by file (a directory's files in
+//! parallel), cut down to the columns used, then pushed.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -34,8 +37,8 @@ use tenon_planner::kernels::MemoryBudget;
 
 use super::metadata::FileStamp;
 use super::read::{
-    conform, corrupt, data_files, format_for, memory_size, open, parquet_error, projection_mask,
-    read_file,
+    conform, corrupt, data_files, format_for, json_error, json_schema, json_values, memory_size,
+    open, parquet_error, projection_mask, read_file,
 };
 use super::{FileFormat, IoError, ReadOptions};
 
@@ -152,22 +155,142 @@ pub fn stream_table(
             let footer = &footers[*file];
             read_row_group(footer, *group, options, &wanted, budget, push)
         }
-        Unit::Whole(file) => {
-            let (_, batches, n) = read_file(file, options).map_err(exec_error)?;
-            skipped.fetch_add(n, Ordering::Relaxed);
-            // The file's rows are held until the last is handed on.
-            let _charge = budget.try_reserve(
-                "the rows read from the table's files",
-                memory_size(&batches) as usize,
-            )?;
-            batches.into_iter().try_for_each(|b| push(b))
-        }
+        Unit::Whole(file) => match format_for(file, options).map_err(exec_error)? {
+            FileFormat::Arrow => read_ipc(file, &wanted, budget, push),
+            FileFormat::Json => read_json(file, options, &wanted, budget, push),
+            _ => read_whole(file, options, budget, push, &skipped),
+        },
     });
+
     *report = StreamReport {
         skipped_rows: skipped.into_inner(),
         row_groups: (!footers.is_empty()).then(|| (started.into_inner(), total_groups)),
     };
     result
+}
+
+/// Reads a file whole (CSV), only the columns wanted, and pushes its
+/// batches; they are charged to `budget` until the last is handed on.
+fn read_whole(
+    file: &Path,
+    options: &ReadOptions,
+    budget: &MemoryBudget,
+    push: &Push<'_>,
+    skipped: &AtomicU64,
+) -> Result<(), ExecError> {
+    let (_, batches, n) = read_file(file, options).map_err(exec_error)?;
+    skipped.fetch_add(n, Ordering::Relaxed);
+    let _charge = budget.try_reserve(
+        "the rows read from the table's files",
+        memory_size(&batches) as usize,
+    )?;
+    batches.into_iter().try_for_each(push)
+}
+
+/// Hands on the batches `batches` yields, each cast to `wanted` (columns
+/// by name) and charged to `budget` until the consumer has it.
+fn push_conformed<E: std::fmt::Display>(
+    file: &Path,
+    batches: impl Iterator<Item = Result<RecordBatch, E>>,
+    wanted: &SchemaRef,
+    budget: &MemoryBudget,
+    push: &Push<'_>,
+    error: impl Fn(E) -> IoError,
+) -> Result<(), ExecError> {
+    let mut row = 0u64;
+    for batch in batches {
+        let batch = batch.map_err(|e| exec_error(error(e)))?;
+        let n = batch.num_rows() as u64;
+        for b in conform(file, vec![batch], wanted, row).map_err(exec_error)? {
+            let _charge = budget.try_reserve(
+                "a batch read from the table's files",
+                memory_size(std::slice::from_ref(&b)) as usize,
+            )?;
+            if b.num_rows() > 0 {
+                push(b)?;
+            }
+        }
+        row += n;
+    }
+    Ok(())
+}
+
+/// The positions in `schema` of `wanted`'s columns, by name (exactly, else
+/// ignoring case); a column the file lacks is left for [`conform`] to
+/// report.
+fn positions(schema: &Schema, wanted: &Schema) -> Vec<usize> {
+    let mut out: Vec<usize> = wanted
+        .fields()
+        .iter()
+        .filter_map(|w| {
+            schema
+                .fields()
+                .iter()
+                .position(|f| f.name() == w.name())
+                .or_else(|| {
+                    schema
+                        .fields()
+                        .iter()
+                        .position(|f| f.name().eq_ignore_ascii_case(w.name()))
+                })
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Streams an Arrow IPC file (or else an IPC stream), decoding only the
+/// columns wanted.
+fn read_ipc(
+    file: &Path,
+    wanted: &SchemaRef,
+    budget: &MemoryBudget,
+    push: &Push<'_>,
+) -> Result<(), ExecError> {
+    use arrow_ipc::reader::{FileReader, StreamReader};
+    use std::io::BufReader;
+    let ipc_error = |e: arrow_schema::ArrowError| corrupt(file, "Arrow IPC", e);
+    let open_buffered = || open(file).map(BufReader::new).map_err(exec_error);
+    let file_error = match FileReader::try_new(open_buffered()?, None) {
+        Ok(reader) => {
+            let projection = positions(&reader.schema(), wanted);
+            let reader = FileReader::try_new(open_buffered()?, Some(projection))
+                .map_err(|e| exec_error(ipc_error(e)))?;
+            return push_conformed(file, reader, wanted, budget, push, ipc_error);
+        }
+        Err(e) => e,
+    };
+    match StreamReader::try_new(open_buffered()?, None) {
+        Ok(reader) => {
+            let projection = positions(&reader.schema(), wanted);
+            let reader = StreamReader::try_new(open_buffered()?, Some(projection))
+                .map_err(|e| exec_error(ipc_error(e)))?;
+            push_conformed(file, reader, wanted, budget, push, ipc_error)
+        }
+        Err(stream_error) => Err(exec_error(corrupt(
+            file,
+            "Arrow IPC",
+            format!("as an IPC file: {file_error}; as an IPC stream: {stream_error}"),
+        ))),
+    }
+}
+
+/// Streams a JSON file batch by batch as arrow-json decodes it (its schema
+/// inferred from the first objects, as registering it did).
+fn read_json(
+    file: &Path,
+    options: &ReadOptions,
+    wanted: &SchemaRef,
+    budget: &MemoryBudget,
+    push: &Push<'_>,
+) -> Result<(), ExecError> {
+    let schema = json_schema(file).map_err(exec_error)?;
+    let reader = arrow_json::ReaderBuilder::new(schema)
+        .with_batch_size(options.batch_size.max(1))
+        .build(json_values(file).map_err(exec_error)?)
+        .map_err(|e| exec_error(json_error(file, e)))?;
+    push_conformed(file, reader, wanted, budget, push, |e| json_error(file, e))
 }
 
 fn reader_options() -> ArrowReaderOptions {
