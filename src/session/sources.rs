@@ -1,23 +1,26 @@
 //! Where a session's tables get their rows: batches held in memory, or
-//! files (read at registration, or on first use for `CREATE TABLE`), and
+//! files, read while the query's scans run (a [`TableSource`] the planner's
+//! scan calls with the columns it uses and its filter, see
+//! [`stream_table`]), or, for tables held in memory, once and kept; and
 //! the scans that read a table with their own options (HINTS.md H40).
 //!
 //! # Per-scan options
 //!
 //! A query's plan names each scan's data by a name the executor looks up
 //! in [`Tables`]. A scan with `/*+ OPTIONS(...) */` gets its own entry: the
-//! planner's [`ScanOptions`] are checked against the table's format
-//! (H41), the `TableScan` at that path is renamed to
-//! `table /*+ OPTIONS('k'='v', ...) */` (the schema and everything above
-//! stay as planned), and when the query runs that entry is filled: the file
-//! re-read with the table's options merged with the scan's (the table's
-//! declared or registered schema kept), or, for `scan.batch-size` alone,
-//! the table's rows in smaller batches. Other scans of the same table keep
-//! the table's own entry. A `CREATE TABLE` table's entry is its rows, read
+//! planner's [`ScanOptions`](tenon_planner::choose::ScanOptions) are checked
+//! against the table's format (H41), the `TableScan` at that path is
+//! renamed to `table /*+ OPTIONS('k'='v', ...) */` (the schema and
+//! everything above stay as planned), and when the query runs that entry
+//! is filled: a source reading the file with the table's options merged
+//! with the scan's (the table's declared or registered schema kept), or,
+//! for `scan.batch-size` alone, the table's rows in smaller batches. Other
+//! scans of the same table keep the table's own entry. A table held in
+//! memory (`'scan.in-memory' = 'true'`, `register_file_in_memory`) is read
 //! by the first query that scans it and kept (an `Arc`, not a copy). A
-//! query without OPTIONS that reads no `CREATE TABLE` table has no entries
-//! at all and runs on the session's tables as they are: nothing is copied
-//! or read.
+//! query without OPTIONS that reads no file table has no entries at all
+//! and runs on the session's tables as they are: nothing is copied or
+//! read.
 
 use std::collections::HashMap;
 use std::path::PathBuf;

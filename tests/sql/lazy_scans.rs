@@ -52,7 +52,7 @@ impl Rng {
 /// statistics cut to `truncate` bytes.
 fn write_parquet(path: &Path, batch: &RecordBatch, group_rows: usize, truncate: Option<usize>) {
     let props = WriterProperties::builder()
-        .set_max_row_group_size(group_rows)
+        .set_max_row_group_row_count(Some(group_rows))
         .set_statistics_truncate_length(truncate)
         .build();
     let file = std::fs::File::create(path).unwrap();
@@ -141,8 +141,8 @@ fn random_conjunct(rng: &mut Rng, rows: i64) -> String {
         2 => format!("k BETWEEN {r} AND {r2}"),
         3 => format!("k IN ({r}, {r2}, {})", row(rng)),
         4 => format!("n {} {}", op(rng), r / 3),
-        5 => format!("n IS NULL"),
-        6 => format!("n IS NOT NULL"),
+        5 => "n IS NULL".to_string(),
+        6 => "n IS NOT NULL".to_string(),
         7 => format!("f {} {}", op(rng), r as f64 / 4.0 - 20.0),
         8 => format!(
             "f {} {}",
@@ -163,7 +163,7 @@ fn random_conjunct(rng: &mut Rng, rows: i64) -> String {
         ),
         17 => format!("i {} {}", op(rng), rng.below(120) as i64 - 60),
         18 => format!("k {} {r}.5", op(rng)),
-        19 => format!("s IS NULL"),
+        19 => "s IS NULL".to_string(),
         20 => format!("k <> {r}"),
         _ => format!("(k < {r} OR n > {})", r2 / 3),
     }
@@ -388,7 +388,7 @@ fn every_format_streams_the_rows_it_holds_in_memory() {
     ];
     for (format, ext) in formats {
         let path = dir.join(format!("t.{ext}"));
-        write_to_path(&[batch.clone()], &batch.schema(), format, &path).unwrap();
+        write_to_path(std::slice::from_ref(&batch), &batch.schema(), format, &path).unwrap();
         // a directory of three copies, read in parallel
         let sub = dir.join(ext);
         std::fs::create_dir_all(&sub).unwrap();

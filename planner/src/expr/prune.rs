@@ -363,3 +363,194 @@ fn without_nan(a: &ArrayRef) -> Option<ArrayRef> {
     };
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Float64Array, Int32Array, Int64Array, StringArray};
+    use datafusion_common::DFSchema;
+    use datafusion_expr::{Expr, col, lit};
+
+    use crate::expr::QueryContext;
+
+    fn schema() -> DFSchema {
+        DFSchema::try_from(Schema::new(vec![
+            Field::new("i", DataType::Int64, true),
+            Field::new("f", DataType::Float64, true),
+            Field::new("s", DataType::Utf8, true),
+            Field::new("n", DataType::Int32, true),
+        ]))
+        .unwrap()
+    }
+
+    fn filter(e: Expr) -> ScanFilter {
+        let p = PhysicalExpr::compile(&e, &schema(), &QueryContext::new()).unwrap();
+        ScanFilter::from_predicate(&p, &|i| Some(i)).expect("a usable conjunct")
+    }
+
+    fn stats(mins: ArrayRef, maxes: ArrayRef, nulls: &[Option<u64>]) -> ColumnStatistics {
+        ColumnStatistics {
+            mins,
+            maxes,
+            null_counts: nulls.to_vec(),
+            row_counts: vec![10; nulls.len()],
+        }
+    }
+
+    fn skips(f: &ScanFilter, column: usize, s: ColumnStatistics) -> Vec<bool> {
+        let parts = s.row_counts.len();
+        f.skippable(parts, &|c| (c == column).then(|| s.clone()))
+    }
+
+    fn ints(
+        mins: &[Option<i64>],
+        maxes: &[Option<i64>],
+        nulls: &[Option<u64>],
+    ) -> ColumnStatistics {
+        stats(
+            Arc::new(Int64Array::from(mins.to_vec())),
+            Arc::new(Int64Array::from(maxes.to_vec())),
+            nulls,
+        )
+    }
+
+    #[test]
+    fn integer_comparisons_skip_only_refuted_parts() {
+        let s = || {
+            ints(
+                &[Some(0), Some(10), None],
+                &[Some(9), Some(19), None],
+                &[Some(0); 3],
+            )
+        };
+        assert_eq!(
+            skips(&filter(col("i").lt(lit(10i64))), 0, s()),
+            [false, true, false]
+        );
+        assert_eq!(
+            skips(&filter(col("i").lt_eq(lit(10i64))), 0, s()),
+            [false, false, false]
+        );
+        assert_eq!(
+            skips(&filter(col("i").gt(lit(9i64))), 0, s()),
+            [true, false, false]
+        );
+        assert_eq!(
+            skips(&filter(col("i").eq(lit(15i64))), 0, s()),
+            [true, false, false]
+        );
+        assert_eq!(
+            skips(&filter(lit(15i64).lt(col("i"))), 0, s()),
+            [true, false, false]
+        );
+        let between = col("i").between(lit(20i64), lit(30i64));
+        assert_eq!(skips(&filter(between), 0, s()), [true, true, false]);
+        let list = col("i").in_list(vec![lit(3i64), lit(25i64)], false);
+        assert_eq!(skips(&filter(list), 0, s()), [false, true, false]);
+        // a cast of the column (Int32 against an Int64 literal) keeps order
+        let narrow = stats(
+            Arc::new(Int32Array::from(vec![0, 10])),
+            Arc::new(Int32Array::from(vec![9, 19])),
+            &[Some(0), Some(0)],
+        );
+        let f = filter(col("n").gt_eq(lit(12i64)));
+        assert_eq!(skips(&f, 3, narrow), [true, false]);
+    }
+
+    #[test]
+    fn nulls_decide_is_null_and_all_null_parts() {
+        let s = || {
+            ints(
+                &[Some(0), None, Some(5)],
+                &[Some(9), None, Some(5)],
+                &[Some(0), Some(10), None],
+            )
+        };
+        assert_eq!(
+            skips(&filter(col("i").is_null()), 0, s()),
+            [true, false, false]
+        );
+        assert_eq!(
+            skips(&filter(col("i").is_not_null()), 0, s()),
+            [false, true, false]
+        );
+        // every row NULL: no comparison holds
+        assert_eq!(
+            skips(&filter(col("i").gt(lit(-100i64))), 0, s()),
+            [false, true, false]
+        );
+    }
+
+    #[test]
+    fn float_maximums_and_nan_minimums_are_not_trusted() {
+        let s = stats(
+            Arc::new(Float64Array::from(vec![
+                Some(1.0),
+                Some(f64::NAN),
+                Some(-0.0),
+            ])),
+            Arc::new(Float64Array::from(vec![
+                Some(2.0),
+                Some(f64::NAN),
+                Some(0.0),
+            ])),
+            &[Some(0); 3],
+        );
+        // rows of NaN (left out of the statistics) pass `f > 5`
+        assert_eq!(
+            skips(&filter(col("f").gt(lit(5.0))), 1, s.clone()),
+            [false; 3]
+        );
+        // below the minimum: refuted, except where the minimum is NaN
+        assert_eq!(
+            skips(&filter(col("f").lt(lit(0.5))), 1, s.clone()),
+            [true, false, false]
+        );
+        // -0.0 = 0.0
+        assert_eq!(
+            skips(&filter(col("f").eq(lit(0.0))), 1, s.clone()),
+            [true, false, false]
+        );
+        assert_eq!(
+            skips(&filter(col("f").lt(lit(0.0))), 1, s),
+            [true, false, true]
+        );
+    }
+
+    #[test]
+    fn strings_compare_as_bytes_and_other_shapes_skip_nothing() {
+        let s = || {
+            stats(
+                Arc::new(StringArray::from(vec![Some("apple"), Some("b")])),
+                Arc::new(StringArray::from(vec![Some("azz"), Some("c\u{e9}")])),
+                &[Some(0), Some(0)],
+            )
+        };
+        assert_eq!(skips(&filter(col("s").eq(lit("b"))), 2, s()), [true, false]);
+        assert_eq!(
+            skips(&filter(col("s").gt(lit("cz"))), 2, s()),
+            [true, false]
+        );
+        // statistics of another type than the column's are not used
+        let f = filter(col("s").eq(lit("b")));
+        let wrong = ints(
+            &[Some(0), Some(0)],
+            &[Some(0), Some(0)],
+            &[Some(0), Some(0)],
+        );
+        assert_eq!(skips(&f, 2, wrong), [false, false]);
+        // OR, NOT IN, <>, arithmetic: not conjuncts the pruner reads
+        for e in [
+            col("i").lt(lit(1i64)).or(col("i").gt(lit(5i64))),
+            col("i").in_list(vec![lit(1i64)], true),
+            col("i").not_eq(lit(1i64)),
+            (col("i") + lit(1i64)).lt(lit(3i64)),
+        ] {
+            let p = PhysicalExpr::compile(&e, &schema(), &QueryContext::new()).unwrap();
+            assert!(
+                ScanFilter::from_predicate(&p, &|i| Some(i)).is_none(),
+                "{e}"
+            );
+        }
+    }
+}
