@@ -22,7 +22,8 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use arrow_array::{RecordBatch, UInt64Array};
 use arrow_schema::{Schema, SchemaRef};
@@ -149,11 +150,13 @@ pub fn stream_table(
     }
     let skipped = AtomicU64::new(0);
     let started = AtomicU64::new(0);
+    // Batches handed on and not yet consumed, over every row group.
+    let in_flight = AtomicUsize::new(0);
     let result = units.par_iter().try_for_each(|unit| match unit {
         Unit::RowGroup { file, group } => {
             started.fetch_add(1, Ordering::Relaxed);
             let footer = &footers[*file];
-            read_row_group(footer, *group, options, &wanted, budget, push)
+            read_row_group(footer, *group, options, &wanted, budget, push, &in_flight)
         }
         Unit::Whole(file) => match format_for(file, options).map_err(exec_error)? {
             FileFormat::Arrow => read_ipc(file, &wanted, budget, push),
@@ -300,10 +303,15 @@ fn reader_options() -> ArrowReaderOptions {
 /// Reads row group `group` of a Parquet file, only `wanted`'s columns,
 /// cast to their types, batch by batch into `push`.
 ///
-/// The batch being decoded and handed on is charged to `budget`: the
-/// footer's uncompressed size of its columns, for the rows of one batch,
-/// before decoding (a group that cannot fit fails before it allocates),
-/// grown to a batch's actual size when that is larger.
+/// One thread decodes; each batch is pushed on a task of its own, so the
+/// operators above run on every worker even for a file of one row group,
+/// with at most about one batch per worker in flight over the whole scan
+/// (`in_flight`; beyond that the decoder pushes the batch itself, so it
+/// never waits for a task and never runs another row group's decoding
+/// inside its own). The batch being decoded is charged to `budget`
+/// beforehand (the footer's uncompressed size of its columns, for the rows
+/// of one batch: a group that cannot fit fails before it allocates), and
+/// every decoded batch at its size until the consumer has it.
 fn read_row_group(
     footer: &Footer,
     group: usize,
@@ -311,8 +319,10 @@ fn read_row_group(
     wanted: &SchemaRef,
     budget: &MemoryBudget,
     push: &Push<'_>,
+    in_flight: &AtomicUsize,
 ) -> Result<(), ExecError> {
     let path = &footer.path;
+    let limit = rayon::current_num_threads().max(1);
     let file = open(path).map_err(exec_error)?;
     let batch_size = options
         .parquet_batch_size
@@ -332,7 +342,7 @@ fn read_row_group(
         .saturating_mul(rows.min(batch_size as u64))
         .checked_div(rows)
         .unwrap_or(0);
-    let mut charge = budget.try_reserve(
+    let _decoding = budget.try_reserve(
         "reading a batch of the table's Parquet columns (its size from the footers)",
         estimate as usize,
     )?;
@@ -347,21 +357,73 @@ fn read_row_group(
         .iter()
         .map(|g| g.num_rows().max(0) as u64)
         .sum();
-    for batch in reader {
-        let batch = batch.map_err(|e| exec_error(parquet_error(path, footer.stamp, e)))?;
-        let n = batch.num_rows() as u64;
-        for b in conform(path, vec![batch], wanted, row).map_err(exec_error)? {
-            let held = memory_size(std::slice::from_ref(&b)) as usize;
-            if held > charge.size() {
-                charge.grow(held - charge.size())?;
+    let stop = AtomicBool::new(false);
+    let failed: Mutex<Option<ExecError>> = Mutex::new(None);
+    let fail = |e: ExecError| {
+        stop.store(true, Ordering::Relaxed);
+        failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(e);
+    };
+    rayon::in_place_scope(|scope| {
+        for batch in reader {
+            if stop.load(Ordering::Relaxed) {
+                break;
             }
-            if b.num_rows() > 0 {
-                push(b)?;
+            let batch = match batch {
+                Ok(b) => b,
+                Err(e) => {
+                    fail(exec_error(parquet_error(path, footer.stamp, e)));
+                    break;
+                }
+            };
+            let n = batch.num_rows() as u64;
+            let conformed = match conform(path, vec![batch], wanted, row) {
+                Ok(c) => c,
+                Err(e) => {
+                    fail(exec_error(e));
+                    break;
+                }
+            };
+            row += n;
+            for b in conformed.into_iter().filter(|b| b.num_rows() > 0) {
+                let charge = match budget.try_reserve(
+                    "a batch read from the table's Parquet files",
+                    memory_size(std::slice::from_ref(&b)) as usize,
+                ) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        fail(e.into());
+                        break;
+                    }
+                };
+                if in_flight.load(Ordering::Acquire) >= limit {
+                    // Enough on their way: push this one here.
+                    let pushed = push(b);
+                    drop(charge);
+                    if let Err(e) = pushed {
+                        fail(e);
+                        break;
+                    }
+                    continue;
+                }
+                in_flight.fetch_add(1, Ordering::AcqRel);
+                let fail = &fail;
+                scope.spawn(move |_| {
+                    if let Err(e) = push(b) {
+                        fail(e);
+                    }
+                    drop(charge);
+                    in_flight.fetch_sub(1, Ordering::AcqRel);
+                });
             }
         }
-        row += n;
+    });
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The row-group statistics of the file's column named as table column

@@ -320,6 +320,8 @@ fn a_lazy_scan_held_the_whole_table_against_memory_limit() {
     s.set("memory_limit", "1MB").unwrap();
     s.register_file("big", &path).unwrap();
     assert_eq!(run(&s, "SELECT count(*) FROM big WHERE x > 0"), ["200000"]);
+    // half of `s` alone: the batches in flight of both columns fit
+    s.set("memory_limit", "4MB").unwrap();
     assert_eq!(
         run(&s, "SELECT sum(x), count(*) FROM big WHERE s > '0'"),
         ["20000100000|200000"]
