@@ -133,7 +133,7 @@ pub fn stream_table(
         let groups = meta.metadata().num_row_groups();
         total_groups += groups as u64;
         let skip = match filter {
-            Some(f) => f.skippable(groups, &|c| statistics(&meta, schema.field(c))),
+            Some(f) => f.skippable(groups, &|c| statistics(&meta, schema.fields().get(c)?)),
             None => vec![false; groups],
         };
         let index = footers.len();
