@@ -110,7 +110,6 @@ struct CsvRead<'a> {
     builders: Vec<StringBuilder>,
     /// The file line of each buffered row.
     lines: Vec<u64>,
-    batches: Vec<RecordBatch>,
     skipped: u64,
 }
 
@@ -151,11 +150,11 @@ impl CsvRead<'_> {
         }
     }
 
-    /// Casts the buffered rows to the schema; keeps the good rows, skips or
-    /// reports the bad ones.
-    fn flush(&mut self) -> Result<(), IoError> {
+    /// Casts the buffered rows to the schema: the batch of the good rows
+    /// (`None`: no row, or none good); the bad ones skipped or reported.
+    fn flush(&mut self) -> Result<Option<RecordBatch>, IoError> {
         if self.lines.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let columns: Vec<ArrayRef> = self
             .builders
@@ -199,10 +198,7 @@ impl CsvRead<'_> {
             column: None,
             message: e.to_string(),
         })?;
-        if batch.num_rows() > 0 {
-            self.batches.push(batch);
-        }
-        Ok(())
+        Ok((batch.num_rows() > 0).then_some(batch))
     }
 }
 
@@ -234,9 +230,54 @@ pub(crate) fn read_csv(
     inferred: bool,
     batch_size: usize,
 ) -> Result<(SchemaRef, Vec<RecordBatch>, u64), IoError> {
+    let mut batches = Vec::new();
+    let (schema, skipped) = for_each_csv_batch(
+        path,
+        options,
+        declared,
+        inferred,
+        batch_size,
+        &mut |b| {
+            batches.push(b);
+            Ok(())
+        },
+        &|e| e,
+    )?;
+    Ok((schema, batches, skipped))
+}
+
+/// Reads a CSV file as [`read_csv`] does, handing each batch to `each` as
+/// soon as its rows are cast (a file is never held whole: a scan streams
+/// it), and stops at `each`'s first error. `io` turns the file's own
+/// errors into `E`. Returns the schema and the number of rows skipped.
+///
+/// # Errors
+/// As [`read_csv`] (through `io`), or `each`'s.
+pub(crate) fn for_each_csv_batch<E>(
+    path: &Path,
+    options: &CsvOptions,
+    declared: Option<&SchemaRef>,
+    inferred: bool,
+    batch_size: usize,
+    each: &mut dyn FnMut(RecordBatch) -> Result<(), E>,
+    io: &dyn Fn(IoError) -> E,
+) -> Result<(SchemaRef, u64), E> {
+    let read = read_records(path, options, declared, inferred, batch_size, each, io)?;
+    Ok((read.schema, read.skipped))
+}
+
+fn read_records<'a, E>(
+    path: &'a Path,
+    options: &'a CsvOptions,
+    declared: Option<&SchemaRef>,
+    inferred: bool,
+    batch_size: usize,
+    each: &mut dyn FnMut(RecordBatch) -> Result<(), E>,
+    io: &dyn Fn(IoError) -> E,
+) -> Result<CsvRead<'a>, E> {
     let schema = match declared {
         Some(s) => Arc::clone(s),
-        None => infer_schema(path, options)?,
+        None => infer_schema(path, options).map_err(io)?,
     };
     let width = schema.fields().len();
     let mut read = CsvRead {
@@ -246,7 +287,6 @@ pub(crate) fn read_csv(
         declared: declared.is_some() && !inferred,
         builders: (0..width).map(|_| StringBuilder::new()).collect(),
         lines: Vec::new(),
-        batches: Vec::new(),
         skipped: 0,
     };
     let mut reader = ::csv::ReaderBuilder::new()
@@ -254,7 +294,7 @@ pub(crate) fn read_csv(
         .quote(options.quote)
         .has_headers(false)
         .flexible(true)
-        .from_reader(open(path)?);
+        .from_reader(open(path).map_err(io)?);
     let mut record = ::csv::ByteRecord::new();
     let mut header = options.has_header;
     loop {
@@ -263,10 +303,10 @@ pub(crate) fn read_csv(
             Ok(false) => break,
             Err(e) => {
                 let line = e.position().map_or(0, |p| p.line());
-                return Err(match e.into_kind() {
-                    ::csv::ErrorKind::Io(io) => IoError::io(path, io),
+                return Err(io(match e.into_kind() {
+                    ::csv::ErrorKind::Io(e) => IoError::io(path, e),
                     other => read.parse_error(line, None, format!("{other:?}")),
-                });
+                }));
             }
         }
         let line = record.position().map_or(0, |p| p.line());
@@ -276,21 +316,25 @@ pub(crate) fn read_csv(
         }
         if record.len() != width {
             // rows before it are reported first
-            read.flush()?;
+            if let Some(b) = read.flush().map_err(io)? {
+                each(b)?;
+            }
             let e = read.parse_error(line, None, read.field_count_message(record.len()));
-            read.bad_row(e)?;
+            read.bad_row(e).map_err(io)?;
             continue;
         }
         let fields: Result<Vec<&str>, _> = record.iter().map(std::str::from_utf8).collect();
         let Ok(fields) = fields else {
-            read.flush()?;
+            if let Some(b) = read.flush().map_err(io)? {
+                each(b)?;
+            }
             let e = read.parse_error(
                 line,
                 None,
                 "invalid UTF-8: the file must be UTF-8 text (convert it, e.g. with iconv)"
                     .to_string(),
             );
-            read.bad_row(e)?;
+            read.bad_row(e).map_err(io)?;
             continue;
         };
         for (builder, field) in read.builders.iter_mut().zip(fields) {
@@ -301,10 +345,14 @@ pub(crate) fn read_csv(
             }
         }
         read.lines.push(line);
-        if read.lines.len() >= batch_size.max(1) {
-            read.flush()?;
+        if read.lines.len() >= batch_size.max(1)
+            && let Some(b) = read.flush().map_err(io)?
+        {
+            each(b)?;
         }
     }
-    read.flush()?;
-    Ok((read.schema, read.batches, read.skipped))
+    if let Some(b) = read.flush().map_err(io)? {
+        each(b)?;
+    }
+    Ok(read)
 }

@@ -17,8 +17,10 @@
 //! `StatisticsConverter`. Arrow IPC files stream batch by batch, decoding
 //! only the columns used; JSON streams batch by batch as arrow-json
 //! decodes it (the whole rows, cut down to the columns used); CSV files
-//! are still parsed whole, file by file (a directory's files in
-//! parallel), cut down to the columns used, then pushed.
+//! stream batch by batch, each batch's rows cast to the table's types (all
+//! of its columns, so a bad value is reported whichever columns a query
+//! uses, as when the table is held in memory) and then cut down to the
+//! columns used.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,10 +38,11 @@ use tenon_planner::exec::ExecError;
 use tenon_planner::expr::{ColumnStatistics, ScanFilter};
 use tenon_planner::kernels::MemoryBudget;
 
+use super::csv::for_each_csv_batch;
 use super::metadata::FileStamp;
 use super::read::{
     conform, corrupt, data_files, format_for, json_error, json_schema, json_values, memory_size,
-    open, parquet_error, projection_mask, read_file,
+    open, parquet_error, projection_mask,
 };
 use super::{FileFormat, IoError, ReadOptions};
 
@@ -161,7 +164,7 @@ pub fn stream_table(
         Unit::Whole(file) => match format_for(file, options).map_err(exec_error)? {
             FileFormat::Arrow => read_ipc(file, &wanted, budget, push),
             FileFormat::Json => read_json(file, options, &wanted, budget, push),
-            _ => read_whole(file, options, budget, push, &skipped),
+            _ => read_csv_file(file, options, projection, budget, push, &skipped),
         },
     });
 
@@ -172,22 +175,38 @@ pub fn stream_table(
     result
 }
 
-/// Reads a file whole (CSV), only the columns wanted, and pushes its
-/// batches; they are charged to `budget` until the last is handed on.
-fn read_whole(
+/// Streams a CSV file: each batch of rows, once cast to the table's
+/// schema, is cut down to the columns wanted, charged to `budget` and
+/// handed on (the whole file is never held).
+fn read_csv_file(
     file: &Path,
     options: &ReadOptions,
+    projection: &[usize],
     budget: &MemoryBudget,
     push: &Push<'_>,
     skipped: &AtomicU64,
 ) -> Result<(), ExecError> {
-    let (_, batches, n) = read_file(file, options).map_err(exec_error)?;
-    skipped.fetch_add(n, Ordering::Relaxed);
-    let _charge = budget.try_reserve(
-        "the rows read from the table's files",
-        memory_size(&batches) as usize,
+    let (_, n) = for_each_csv_batch(
+        file,
+        &options.csv,
+        options.schema.as_ref(),
+        options.inferred,
+        options.batch_size.max(1),
+        &mut |batch| {
+            let b = batch
+                .project(projection)
+                .map_err(|e| exec_error(corrupt(file, "CSV", e)))?;
+            drop(batch);
+            let _charge = budget.try_reserve(
+                "a batch read from the table's files",
+                memory_size(std::slice::from_ref(&b)) as usize,
+            )?;
+            push(b)
+        },
+        &exec_error,
     )?;
-    batches.into_iter().try_for_each(push)
+    skipped.fetch_add(n, Ordering::Relaxed);
+    Ok(())
 }
 
 /// Hands on the batches `batches` yields, each cast to `wanted` (columns

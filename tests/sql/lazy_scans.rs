@@ -422,3 +422,31 @@ fn every_format_streams_the_rows_it_holds_in_memory() {
         }
     }
 }
+
+#[test]
+fn a_lazy_csv_scan_held_the_whole_file_against_memory_limit() {
+    let dir = temp_dir("lazy-csv-peak");
+    let path = dir.join("big.csv");
+    let mut text = String::from("x,s\n");
+    for i in 1..=200_000u64 {
+        text.push_str(&format!("{i},row number {i:>20} of the file\n"));
+    }
+    std::fs::write(&path, text).unwrap();
+    let mut s = empty_session(2, 8192);
+    // the file is about 9 MB, `s` decoded about 8 MB, `x` 1.6 MB: only a
+    // scan that streams its batches fits
+    s.set("memory_limit", "1MB").unwrap();
+    s.register_file("big", &path).unwrap();
+    assert_eq!(
+        run(&s, "SELECT count(*), sum(x) FROM big WHERE x > 0"),
+        ["200000|20000100000"]
+    );
+    assert_eq!(
+        run(&s, "SELECT count(*) FROM big WHERE s > 'row'"),
+        ["200000"]
+    );
+    s.set("memory_limit", "10KB").unwrap();
+    let err = s.collect("SELECT max(s) FROM big").unwrap_err();
+    assert!(err.to_string().contains("memory limit exceeded"), "{err}");
+    assert_eq!(err.exit_code(), 3);
+}
