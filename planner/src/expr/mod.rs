@@ -46,6 +46,7 @@ mod logic;
 mod physical;
 mod range;
 mod scalar_fn;
+pub mod string_size;
 mod value;
 mod view_compare;
 
