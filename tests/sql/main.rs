@@ -22,6 +22,7 @@ mod hints;
 mod joins;
 mod lazy_tables;
 mod limits;
+mod memory;
 mod operators;
 mod options;
 mod or_joins;
