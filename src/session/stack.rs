@@ -22,14 +22,17 @@
 //! not exempt it from `RLIMIT_AS`). The stacks were 512 MB for planning
 //! and 128 MB per worker: with 4 workers, 1 GB of a 1.5 GB cap before any
 //! data, so that a query under `ulimit -v 1500000` either could not start
-//! its workers or aborted on its first large allocation. The sizes now are
-//! what the deepest statements the front end accepts need (its limits:
-//! `tenon_planner::sql` `EXPRESSION_DEPTH_LIMIT` and friends) with about
-//! 1.5-2 times headroom, measured in a debug build (whose frames are the
-//! largest): a 4,000-term `OR` chain touched 125 MB of the planning stack
-//! and 59 MB of a worker's. Planning plus 4 workers now reserve 640 MB;
-//! each further worker 96 MB (`--threads` sizes the pool: fewer threads
-//! leave more of a cap for data).
+//! its workers or aborted on its first large allocation. The planning
+//! stack is now what the deepest statements the front end accepts need
+//! (its limits: `tenon_planner::sql` `EXPRESSION_DEPTH_LIMIT` and friends)
+//! with about 2 times headroom, measured in a debug build (whose frames
+//! are the largest): a 4,000-term `OR` chain or `+` chain touched 125 MB of
+//! it, 999 joined tables 46 MB. A worker stays at 128 MB: evaluating that
+//! `OR` chain touched 60 to 90 MB of one (runs differ), too close to
+//! anything smaller. Planning plus 4 workers reserve 768 MB; each further
+//! worker 128 MB (`--threads` sizes the pool: fewer threads leave more of
+//! a cap for data). The allocators' own reservations are kept small by the
+//! CLI (`cli::address_space`).
 //!
 //! Statements deeper than these stacks hold are refused by the front end
 //! with an error that names the limit, never by a stack overflow.
@@ -43,7 +46,7 @@ use crate::error::Error;
 pub(crate) const PLANNING_STACK: usize = 256 << 20;
 
 /// Stack bytes of each worker of a session's pool.
-pub(crate) const WORKER_STACK: usize = 96 << 20;
+pub(crate) const WORKER_STACK: usize = 128 << 20;
 
 /// Stack bytes of the thread that runs a streamed query: it hands the plan
 /// to the pool (whose workers run it) and waits.
