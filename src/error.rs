@@ -93,9 +93,10 @@ impl Error {
     /// An error found while lowering a plan (before anything runs).
     pub(crate) fn planning(e: ExecError) -> Self {
         match e {
-            ExecError::Memory(_) | ExecError::Join(KernelError::MemoryLimitExceeded { .. }) => {
-                Error::Resource(e.to_string())
-            }
+            ExecError::Memory(_)
+            | ExecError::Join(
+                KernelError::MemoryLimitExceeded { .. } | KernelError::AllocationFailed { .. },
+            ) => Error::Resource(e.to_string()),
             other => Error::Plan(other.to_string()),
         }
     }
@@ -104,9 +105,10 @@ impl Error {
 impl From<ExecError> for Error {
     fn from(e: ExecError) -> Self {
         match e {
-            ExecError::Memory(_) | ExecError::Join(KernelError::MemoryLimitExceeded { .. }) => {
-                Error::Resource(e.to_string())
-            }
+            ExecError::Memory(_)
+            | ExecError::Join(
+                KernelError::MemoryLimitExceeded { .. } | KernelError::AllocationFailed { .. },
+            ) => Error::Resource(e.to_string()),
             ExecError::Unsupported(_) | ExecError::MissingTable(_) => Error::Plan(e.to_string()),
             // A table source's own error (a file that does not read).
             ExecError::Source(source) => match source.downcast::<Error>() {

@@ -25,23 +25,11 @@ use arrow_select::concat::concat_batches;
 
 use crate::error::Result;
 use crate::hash::JoinInput;
+pub(crate) use crate::memory::batch_bytes;
 use crate::memory::{MemoryBudget, MemoryReservation};
 
 /// A view column with more data buffers than this is compacted.
 pub(crate) const MAX_VIEW_BUFFERS: usize = 16;
-
-/// Bytes a batch's rows occupy (slices count only the rows they cover).
-pub(crate) fn batch_bytes(batch: &RecordBatch) -> usize {
-    batch
-        .columns()
-        .iter()
-        .map(|c| {
-            c.to_data()
-                .get_slice_memory_size()
-                .unwrap_or_else(|_| c.get_array_memory_size())
-        })
-        .sum()
-}
 
 /// `input` as one batch: the batch itself when there is one (compacted if
 /// it needs it), else a copy of all of them, reserved as `what`.

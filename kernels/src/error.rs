@@ -73,6 +73,21 @@ pub enum KernelError {
         limit: usize,
     },
 
+    /// The allocator could not provide a large reservation (the process is
+    /// out of memory or address space, e.g. under `ulimit -v`).
+    #[error(
+        "out of memory: {what} needs {needed} bytes that the system cannot provide (an \
+         address-space limit such as `ulimit -v`, or too little memory); set a memory limit \
+         below what the system can give (`--set memory_limit=...`) so that tenon stops \
+         first, or read less (fewer columns, a filter)"
+    )]
+    AllocationFailed {
+        /// What asked for the memory.
+        what: &'static str,
+        /// Bytes requested.
+        needed: usize,
+    },
+
     /// The residual filter returned something unusable.
     #[error("join filter error: {0}")]
     Filter(String),

@@ -42,7 +42,7 @@ pub use hash::{BatchSink, HashJoin, HashJoinMode, JoinInput, ProbeFeed};
 pub use join::{Join, Strategy};
 pub use join_type::{JoinSide, JoinType};
 pub use keys::canonical_floats;
-pub use memory::{MemoryBudget, MemoryReservation};
+pub use memory::{HeldBuffers, MemoryBudget, MemoryReservation, batch_bytes};
 pub use merge::SortMergeJoin;
 pub use nested::NestedLoopJoin;
 pub use output::join_schema;

@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch.
 
+mod address_space;
 mod bench;
 mod callgrind;
 mod generate;

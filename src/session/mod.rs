@@ -458,7 +458,7 @@ impl Session {
         let physical = prepared.physical;
         let handle = std::thread::Builder::new()
             .name("tenon-query".into())
-            .stack_size(stack::PLANNING_STACK)
+            .stack_size(stack::QUERY_THREAD_STACK)
             .spawn(move || {
                 // `SyncSender` is `Sync`: the workers send through one
                 // shared reference.

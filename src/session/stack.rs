@@ -1,19 +1,41 @@
-//! The stack a statement is planned and run on.
+//! The stacks a statement is planned and run on.
 //!
 //! Planning recurses over the statement's syntax tree and plans (in the
 //! SQL parser and planner tenon builds on, and in tenon's own passes), and
-//! running a plan recurses over its operators, so the depth of a statement
-//! (a chain of 1,000 `OR` terms, 1,000 `UNION ALL` branches, hundreds of
-//! joined tables or chained views) needs stack in proportion. The caller's
-//! stack is not tenon's to choose (8 MB for a program's main thread, 2 MB
-//! for a spawned one), so every statement runs on a thread of its own with
-//! [`PLANNING_STACK`] bytes of stack, and the worker pool's threads get
-//! [`WORKER_STACK`]. Stack is address space reserved, not memory used: only
-//! the pages a statement touches are backed.
+//! running a plan recurses over its operators and expressions, so the
+//! depth of a statement (a chain of 4,000 `OR` terms, 4,000 `UNION ALL`
+//! branches, hundreds of joined tables or chained views) needs stack in
+//! proportion. The caller's stack is not tenon's to choose (8 MB for a
+//! program's main thread, 2 MB for a spawned one), so every statement is
+//! planned on a thread of its own with [`PLANNING_STACK`] bytes of stack,
+//! the worker pool's threads, which run the plan, get [`WORKER_STACK`],
+//! and the thread that hands a streamed query to the pool (and only waits
+//! for it) gets [`QUERY_THREAD_STACK`].
+//!
+//! # The trade-off: depth against address space
+//!
+//! A thread's stack is address space reserved when the thread starts:
+//! only the pages a statement touches are backed by memory, but an
+//! address-space cap (`ulimit -v`, `RLIMIT_AS`) counts the whole
+//! reservation, and nothing can reserve a thread stack without it (the
+//! mapping is made in full at `pthread_create`, and `MAP_NORESERVE` does
+//! not exempt it from `RLIMIT_AS`). The stacks were 512 MB for planning
+//! and 128 MB per worker: with 4 workers, 1 GB of a 1.5 GB cap before any
+//! data, so that a query under `ulimit -v 1500000` either could not start
+//! its workers or aborted on its first large allocation. The planning
+//! stack is now what the deepest statements the front end accepts need
+//! (its limits: `tenon_planner::sql` `EXPRESSION_DEPTH_LIMIT` and friends)
+//! with about 2 times headroom, measured in a debug build (whose frames
+//! are the largest): a 4,000-term `OR` chain or `+` chain touched 125 MB of
+//! it, 999 joined tables 46 MB. A worker stays at 128 MB: evaluating that
+//! `OR` chain touched 60 to 90 MB of one (runs differ), too close to
+//! anything smaller. Planning plus 4 workers reserve 768 MB; each further
+//! worker 128 MB (`--threads` sizes the pool: fewer threads leave more of
+//! a cap for data). The allocators' own reservations are kept small by the
+//! CLI (`cli::address_space`).
 //!
 //! Statements deeper than these stacks hold are refused by the front end
-//! with an error that names the limit (`tenon_planner::sql` limits), never
-//! by a stack overflow.
+//! with an error that names the limit, never by a stack overflow.
 
 use std::cell::Cell;
 
@@ -21,10 +43,14 @@ use crate::error::Error;
 
 /// Stack bytes of the thread a statement is planned (and its result
 /// gathered) on.
-pub(crate) const PLANNING_STACK: usize = 512 << 20;
+pub(crate) const PLANNING_STACK: usize = 256 << 20;
 
 /// Stack bytes of each worker of a session's pool.
 pub(crate) const WORKER_STACK: usize = 128 << 20;
+
+/// Stack bytes of the thread that runs a streamed query: it hands the plan
+/// to the pool (whose workers run it) and waits.
+pub(crate) const QUERY_THREAD_STACK: usize = 16 << 20;
 
 thread_local! {
     /// Whether this thread is one [`on_planning_stack`] started.

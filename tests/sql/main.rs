@@ -23,6 +23,7 @@ mod joins;
 mod lazy_scans;
 mod lazy_tables;
 mod limits;
+mod memory;
 mod operators;
 mod options;
 mod or_joins;

@@ -50,6 +50,7 @@ use rayon::prelude::*;
 
 use crate::exec::error::{ExecError, Result};
 use crate::expr::{PhysicalExpr, QueryContext};
+use crate::kernels::{MemoryBudget, MemoryReservation, batch_bytes};
 use combine::{Finished, Partial, combine};
 use groups::GroupTable;
 use spec::AggSpec;
@@ -72,6 +73,12 @@ const PARALLEL_COMBINE_MIN_GROUPS: usize = if cfg!(debug_assertions) {
     16 * 1024
 };
 
+/// Bytes a group costs in its group table beyond its key: the hash slot
+/// and the dense group id (charged per group, see [`AggregateSink::push`]).
+const GROUP_SLOT_BYTES: usize = 16;
+/// Bytes an aggregate's state costs per group (a sum and a count, or a
+/// minimum and a flag; DISTINCT aggregates hold more, uncharged).
+const ACC_STATE_BYTES: usize = 16;
 /// Most combine partitions: 4 per thread keeps the workers busy when
 /// partitions differ in size; past 64 the per-partition overhead (a table
 /// and a `take` of every partial's keys) dominates.
@@ -310,12 +317,28 @@ impl HashAggregate {
     /// A streaming aggregation of this plan: batches are pushed from any
     /// number of threads while the input is produced (each pushing thread
     /// borrows a partial aggregate), then [`AggregateSink::finish`] merges.
-    pub fn sink(&self) -> AggregateSink<'_> {
-        AggregateSink {
+    ///
+    /// The groups are charged to `budget` as they are made (see
+    /// [`AggregateSink::push`]).
+    ///
+    /// # Errors
+    ///
+    /// None in practice (an empty reservation always fits).
+    pub fn sink<'a>(&'a self, budget: &MemoryBudget) -> Result<AggregateSink<'a>> {
+        Ok(AggregateSink {
             agg: self,
             state: RandomState::new(),
             idle: Mutex::new(Vec::new()),
-        }
+            charge: Mutex::new(budget.try_reserve("the GROUP BY hash table", 0)?),
+        })
+    }
+
+    /// Bytes one group of `batch`'s rows costs at most, as charged: the
+    /// row's width in the input (the keys are among its columns) and, per
+    /// aggregate, a state and a group-table slot.
+    fn group_bytes(&self, batch: &RecordBatch) -> usize {
+        let row = batch_bytes(batch).div_ceil(batch.num_rows().max(1));
+        row + GROUP_SLOT_BYTES + self.aggs.len() * ACC_STATE_BYTES
     }
 
     /// Combines the partial aggregates and cuts the result into batches.
@@ -458,6 +481,8 @@ pub struct AggregateSink<'a> {
     state: RandomState,
     /// Partial aggregates not in use by a pushing thread.
     idle: Mutex<Vec<(Partial, Scratch)>>,
+    /// The groups' charge to the query's memory budget.
+    charge: Mutex<MemoryReservation>,
 }
 
 impl std::fmt::Debug for AggregateSink<'_> {
@@ -479,7 +504,23 @@ impl AggregateSink<'_> {
             Some(p) => p,
             None => (self.agg.new_partial(&self.state)?, Scratch::default()),
         };
-        let result = self.agg.sink_batch(&mut partial, batch, &mut scratch);
+        // Charged before the batch is interned: every row may be a new
+        // group; what the rows of existing groups did not need is given
+        // back after.
+        let grouped = !self.agg.groups.is_empty();
+        let per_group = self.agg.group_bytes(batch);
+        let bound = if grouped {
+            per_group.saturating_mul(batch.num_rows())
+        } else {
+            0
+        };
+        let before = partial.table.num_groups();
+        let result = lock(&self.charge).grow(bound).map_err(ExecError::from);
+        let result = result.and_then(|()| self.agg.sink_batch(&mut partial, batch, &mut scratch));
+        if grouped {
+            let made = partial.table.num_groups().saturating_sub(before);
+            lock(&self.charge).shrink(bound.saturating_sub(made * per_group));
+        }
         self.idle
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -492,16 +533,27 @@ impl AggregateSink<'_> {
     /// # Errors
     ///
     /// As [`HashAggregate::run`].
+    /// Merging several partials rebuilds their groups (a second copy while
+    /// they merge), and the output is a third: charged as the groups were,
+    /// before they are built.
     pub fn finish(self, batch_size: usize) -> Result<Vec<RecordBatch>> {
-        let partials = self
+        let partials: Vec<Partial> = self
             .idle
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())
             .into_iter()
             .map(|(p, _)| p)
             .collect();
+        let mut charge = self.charge.into_inner().unwrap_or_else(|e| e.into_inner());
+        let held = charge.size();
+        let copies = if partials.len() > 1 { 2 } else { 1 };
+        charge.grow(held.saturating_mul(copies))?;
         self.agg.finish(partials, &self.state, batch_size)
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Column `i` of `schema` as `qualifier.name` (or `name`).

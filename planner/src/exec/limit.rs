@@ -24,6 +24,7 @@ use arrow_array::RecordBatch;
 
 use crate::exec::plan::OperatorMetrics;
 use crate::exec::{ExecError, Result, SortExec};
+use crate::kernels::{MemoryBudget, MemoryReservation, batch_bytes};
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -96,24 +97,40 @@ impl LimitState {
 }
 
 /// ORDER BY ... LIMIT n fed batch by batch: at most about `2n` candidate
-/// rows (plus the batch being pushed) are held.
+/// rows (plus the batch being pushed) are held, and charged to the query's
+/// memory budget (a large n holds much).
 pub(crate) struct TopN<'a> {
     sort: &'a SortExec,
     k: usize,
     batch_size: usize,
-    /// The candidates and their row count.
-    kept: Mutex<(Vec<RecordBatch>, usize)>,
+    budget: &'a MemoryBudget,
+    /// The candidates, their row count, and their charge to the budget.
+    kept: Mutex<(Vec<RecordBatch>, usize, MemoryReservation)>,
 }
 
 impl<'a> TopN<'a> {
-    /// A top-`k` of `sort`'s order.
-    pub(crate) fn new(sort: &'a SortExec, k: usize, batch_size: usize) -> Self {
-        TopN {
+    /// A top-`k` of `sort`'s order, its candidates charged to `budget`.
+    ///
+    /// # Errors
+    ///
+    /// None in practice (an empty reservation always fits).
+    pub(crate) fn new(
+        sort: &'a SortExec,
+        k: usize,
+        batch_size: usize,
+        budget: &'a MemoryBudget,
+    ) -> Result<Self> {
+        Ok(TopN {
             sort,
             k,
             batch_size,
-            kept: Mutex::new((Vec::new(), 0)),
-        }
+            budget,
+            kept: Mutex::new((
+                Vec::new(),
+                0,
+                budget.try_reserve("the ORDER BY ... LIMIT candidates", 0)?,
+            )),
+        })
     }
 
     /// Keeps the best rows of `batch` among the candidates.
@@ -124,12 +141,14 @@ impl<'a> TopN<'a> {
         // A batch larger than k: only its best k rows can be in the result
         // (sorted and copied out, so the batch itself is let go).
         let best = if batch.num_rows() > self.k {
-            self.sort.run(&[batch], self.batch_size)?
+            self.sort
+                .run_charged(&[batch], self.batch_size, self.budget)?
         } else {
             vec![batch]
         };
         let full = {
             let mut kept = lock(&self.kept);
+            kept.2.grow_for(&best)?;
             kept.1 += best.iter().map(RecordBatch::num_rows).sum::<usize>();
             kept.0.extend(best);
             if kept.1 < self.k.saturating_mul(2) {
@@ -142,9 +161,12 @@ impl<'a> TopN<'a> {
         // worker may meanwhile run another push of this top-N (a lock held
         // across it would deadlock). The top k of the whole input is the
         // top k of the trimmed candidates and of those pushed meanwhile.
-        let trimmed = self.sort.run(&full, self.batch_size)?;
+        let trimmed = self.sort.run_charged(&full, self.batch_size, self.budget)?;
+        let released: usize = full.iter().map(batch_bytes).sum();
         drop(full);
         let mut kept = lock(&self.kept);
+        kept.2.shrink(released);
+        kept.2.grow_for(&trimmed)?;
         let newer = std::mem::replace(&mut kept.0, trimmed);
         kept.1 += kept.0.iter().map(RecordBatch::num_rows).sum::<usize>();
         kept.0.extend(newer);
@@ -153,8 +175,8 @@ impl<'a> TopN<'a> {
 
     /// The first `k` rows in order.
     pub(crate) fn finish(self) -> Result<Vec<RecordBatch>> {
-        let (kept, _) = self.kept.into_inner().unwrap_or_else(|e| e.into_inner());
-        self.sort.run(&kept, self.batch_size)
+        let (kept, _, _charge) = self.kept.into_inner().unwrap_or_else(|e| e.into_inner());
+        self.sort.run_charged(&kept, self.batch_size, self.budget)
     }
 }
 
@@ -187,7 +209,8 @@ mod tests {
                 &QueryContext::new(),
             )
             .unwrap();
-            let top = TopN::new(&sort, k, 64);
+            let budget = MemoryBudget::unlimited();
+            let top = TopN::new(&sort, k, 64, &budget).unwrap();
             let mut all = Vec::new();
             for b in 0..200i64 {
                 // scattered values with duplicates

@@ -13,6 +13,15 @@
 //! come). A LIMIT streams: it passes rows on as they arrive and, once it
 //! has enough, returns a stop signal that ends the work below it (module
 //! `limit`). A sink may be called from several threads at once.
+//!
+//! Memory that holds data is charged to the query's budget (the root's
+//! [`PhysicalPlan::budget`]) before it is kept: every batch a pipeline
+//! breaker collects (a join's collected inputs, a sort's or set
+//! operation's input), a group table as it grows, a sort's buffers and
+//! output, a top-N's candidates, a set operation's count table. With a
+//! `memory_limit`, exceeding it is the memory-limit error, not an abort.
+//! Batches that stream through (scans, filters, projections, a join's
+//! probe side) are held one per worker at a time and not charged.
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -29,8 +38,8 @@ use crate::expr::ScanFilter;
 use crate::hints::{DecisionSource, side_label};
 use crate::kernels::hash::UNPARTITIONED_ROWS;
 use crate::kernels::{
-    HashJoin, HashJoinMode, Join, JoinInput, JoinSide, JoinType, KernelError, MemoryBudget,
-    Strategy,
+    HashJoin, HashJoinMode, HeldBuffers, Join, JoinInput, JoinSide, JoinType, KernelError,
+    MemoryBudget, MemoryReservation, Strategy,
 };
 
 /// Where an operator's output batches go; called from any worker thread.
@@ -90,14 +99,34 @@ struct Run<'a> {
     budget: &'a MemoryBudget,
 }
 
+/// The batches a pipeline breaker collected, and their charge to the
+/// budget (given back when this is dropped).
+struct Held {
+    batches: Vec<RecordBatch>,
+    _charge: MemoryReservation,
+}
+
 impl Run<'_> {
-    fn collect(&self, plan: &PhysicalPlan) -> Result<Vec<RecordBatch>> {
-        let out = Mutex::new(Vec::new());
+    /// Every output batch of `plan`, each charged to the budget as it
+    /// arrives (`what` names the holder in a memory-limit error).
+    fn collect(&self, plan: &PhysicalPlan, what: &'static str) -> Result<Held> {
+        let out = Mutex::new((
+            Vec::new(),
+            self.budget.try_reserve(what, 0)?,
+            HeldBuffers::new(),
+        ));
         self.push(plan, &|b| {
-            lock(&out).push(b);
+            let mut held = lock(&out);
+            let bytes = held.2.add(&b);
+            held.1.grow(bytes)?;
+            held.0.push(b);
             Ok(())
         })?;
-        Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
+        let (batches, charge, _) = out.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok(Held {
+            batches,
+            _charge: charge,
+        })
     }
 
     /// Runs scan `plan` into `sink`: a table in memory in morsels of the
@@ -257,10 +286,14 @@ impl Run<'_> {
                 let result = if let Join::Hash(hash) = join {
                     self.hash_join(plan, hash, &out)
                 } else {
-                    let (l, r) = rayon::join(|| self.collect(left), || self.collect(right));
-                    let l = JoinInput::new(left.schema.clone(), l?);
-                    let r = JoinInput::new(right.schema.clone(), r?);
-                    run_collected(plan, join, &l, &r, &out)
+                    let (l, r) = rayon::join(
+                        || self.collect(left, "the join's collected left input"),
+                        || self.collect(right, "the join's collected right input"),
+                    );
+                    let (l, r) = (l?, r?);
+                    let l_in = JoinInput::new(left.schema.clone(), l.batches);
+                    let r_in = JoinInput::new(right.schema.clone(), r.batches);
+                    run_collected(plan, join, &l_in, &r_in, &out)
                 };
                 result?;
                 coalesce.flush(&|b| {
@@ -270,7 +303,7 @@ impl Run<'_> {
             }
             Operator::Aggregate { input, aggregate } => {
                 // Fused: the input pipeline's threads aggregate as they go.
-                let sink = aggregate.sink();
+                let sink = aggregate.sink(self.budget)?;
                 self.push(input, &|b: RecordBatch| {
                     let start = Instant::now();
                     sink.push(&b)?;
@@ -285,7 +318,7 @@ impl Run<'_> {
             Operator::Sort { input, sort } => {
                 let result = if let Some(k) = sort.fetch() {
                     // A top-N: fed as the input runs, holding about N rows.
-                    let top = TopN::new(sort, k, self.batch_size);
+                    let top = TopN::new(sort, k, self.batch_size, self.budget)?;
                     self.push(input, &|b: RecordBatch| {
                         let start = Instant::now();
                         top.push(b)?;
@@ -297,9 +330,10 @@ impl Run<'_> {
                     metrics.add_time(start.elapsed());
                     result
                 } else {
-                    let batches = self.collect(input)?;
+                    let held = self.collect(input, "the rows to sort (ORDER BY)")?;
                     let start = Instant::now();
-                    let result = sort.run(&batches, self.batch_size)?;
+                    let result = sort.run_charged(&held.batches, self.batch_size, self.budget)?;
+                    drop(held);
                     metrics.add_time(start.elapsed());
                     result
                 };
@@ -328,10 +362,14 @@ impl Run<'_> {
                 Ok(())
             }
             Operator::SetOperation { left, right, op } => {
-                let (l, r) = rayon::join(|| self.collect(left), || self.collect(right));
+                let (l, r) = rayon::join(
+                    || self.collect(left, "the set operation's left input"),
+                    || self.collect(right, "the set operation's right input"),
+                );
                 let (l, r) = (l?, r?);
                 let start = Instant::now();
-                let result = run_set_operation(*op, &plan.schema, &l, &r)?;
+                let result =
+                    run_set_operation(*op, &plan.schema, &l.batches, &r.batches, self.budget)?;
                 metrics.add_time(start.elapsed());
                 result.into_iter().try_for_each(out)
             }
@@ -358,7 +396,8 @@ impl Run<'_> {
             JoinSide::Left => (left, right),
             JoinSide::Right => (right, left),
         };
-        let build = JoinInput::new(build_plan.schema.clone(), self.collect(build_plan)?);
+        let build_held = self.collect(build_plan, "the hash join's build side")?;
+        let build = JoinInput::new(build_plan.schema.clone(), build_held.batches);
         // Either side may be built: SHUFFLE_HASH, or BROADCAST of an inner
         // join (HINTS.md H13). A default BROADCAST of another join type
         // whose broadcast side turns out the larger runs as the SHUFFLE_HASH
@@ -374,7 +413,8 @@ impl Run<'_> {
             // Adaptive build side: the estimate chose this side; with both
             // sides' real sizes known, the smaller one is built (H15's
             // "the smaller side", on facts instead of guesses).
-            let probe = JoinInput::new(probe_plan.schema.clone(), self.collect(probe_plan)?);
+            let probe_held = self.collect(probe_plan, "the hash join's collected probe side")?;
+            let probe = JoinInput::new(probe_plan.schema.clone(), probe_held.batches);
             // The inputs keep their sides; only the kernel's build side moves.
             let (l, r) = match hash.built_side() {
                 JoinSide::Left => (&build, &probe),

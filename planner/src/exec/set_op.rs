@@ -10,6 +10,10 @@
 //! the columns with floats canonicalized by
 //! [`canonical_floats`]): NULL equals NULL, `-0.0` equals `0.0`, every
 //! NaN equals every NaN.
+//!
+//! The count table is charged to the query's memory budget as it grows
+//! (each right batch's encoded rows and table entries before they are
+//! inserted), and so is the output, before it is built.
 
 use std::collections::HashMap;
 
@@ -18,7 +22,11 @@ use arrow_row::{RowConverter, SortField};
 use arrow_schema::SchemaRef;
 
 use crate::exec::{ExecError, Result};
-use crate::kernels::canonical_floats;
+use crate::kernels::{MemoryBudget, batch_bytes, canonical_floats};
+
+/// Bytes a count-table entry costs beyond its key: the boxed key's pointer
+/// and length, the count, and the hash map's slot and control byte.
+const ENTRY_OVERHEAD: usize = 40;
 use crate::sql::SetOperator;
 
 /// Runs `left <op> right` on collected batches of the same schema.
@@ -31,6 +39,7 @@ pub(crate) fn run_set_operation(
     schema: &SchemaRef,
     left: &[RecordBatch],
     right: &[RecordBatch],
+    budget: &MemoryBudget,
 ) -> Result<Vec<RecordBatch>> {
     let fields = schema
         .fields()
@@ -45,12 +54,23 @@ pub(crate) fn run_set_operation(
             .map_err(|e| ExecError::arrow(op.to_string(), e))
     };
     let mut counts: HashMap<Box<[u8]>, usize> = HashMap::new();
+    let mut charge = budget.try_reserve("the set operation's count table", 0)?;
     for batch in right {
         let rows = encode(batch)?;
+        // at most one new entry per row (a key's copy and its overhead),
+        // charged first; what the rows that found their value did not
+        // need is given back after
+        let per_row = rows.size().div_ceil(rows.num_rows().max(1)) + ENTRY_OVERHEAD;
+        let bound = per_row * rows.num_rows();
+        charge.grow(bound)?;
+        let before = counts.len();
         for row in rows.iter() {
             *counts.entry(row.data().into()).or_insert(0) += 1;
         }
+        charge.shrink(bound - per_row * (counts.len() - before));
     }
+    // the output: at most every left row
+    charge.grow(left.iter().map(batch_bytes).sum())?;
     let mut out = Vec::with_capacity(left.len());
     for batch in left {
         let rows = encode(batch)?;

@@ -25,6 +25,7 @@
 
 use std::cmp::Ordering;
 use std::fmt::Write as _;
+use std::sync::Mutex;
 
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_row::{OwnedRow, RowConverter, Rows, SortField};
@@ -35,7 +36,7 @@ use rayon::prelude::*;
 
 use crate::exec::error::{ExecError, Result};
 use crate::expr::{PhysicalExpr, QueryContext};
-use crate::kernels::canonical_floats;
+use crate::kernels::{MemoryBudget, MemoryReservation, batch_bytes, canonical_floats};
 
 /// A top-k is used when `fetch` is below this fraction of the input rows
 /// (`fetch * TOP_K_FRACTION < rows`); above, candidates trimmed again and
@@ -164,6 +165,23 @@ impl SortExec {
     ///
     /// Evaluation errors of the sort keys, and Arrow failures.
     pub fn run(&self, input: &[RecordBatch], batch_size: usize) -> Result<Vec<RecordBatch>> {
+        self.run_charged(input, batch_size, &MemoryBudget::unlimited())
+    }
+
+    /// [`SortExec::run`], with the sort's buffers (the encoded keys, the
+    /// sorted positions) and its output charged to `budget` before they
+    /// are built; the charge is given back when the sort returns (whoever
+    /// holds the output charges it again).
+    ///
+    /// # Errors
+    ///
+    /// As [`SortExec::run`], and the budget's memory-limit error.
+    pub fn run_charged(
+        &self,
+        input: &[RecordBatch],
+        batch_size: usize,
+        budget: &MemoryBudget,
+    ) -> Result<Vec<RecordBatch>> {
         let batch_size = batch_size.max(1);
         let rows: usize = input.iter().map(RecordBatch::num_rows).sum();
         let wanted = self.fetch.map_or(rows, |k| k.min(rows));
@@ -184,16 +202,21 @@ impl SortExec {
             ));
         }
         let converter = self.converter()?;
+        let mut charge = budget.try_reserve("sorting (ORDER BY)", 0)?;
         let order = match self.fetch {
             Some(k) if k.saturating_mul(TOP_K_FRACTION) < rows => {
-                self.top_k(input, &converter, k)?
+                self.top_k(input, &converter, k, &mut charge)?
             }
             _ => {
-                let mut order = self.full_sort(input, &converter)?;
+                let mut order = self.full_sort(input, &converter, &mut charge)?;
                 order.truncate(wanted);
                 order
             }
         };
+        // The gathered output: `wanted` of the input's `rows`.
+        let input_bytes: usize = input.iter().map(batch_bytes).sum();
+        let output_bytes = (input_bytes as u128 * wanted as u128 / rows.max(1) as u128) as usize;
+        charge.grow(output_bytes)?;
         gather(input, &order, batch_size)
     }
 
@@ -215,10 +238,25 @@ impl SortExec {
     }
 
     /// Every position, sorted.
-    fn full_sort(&self, input: &[RecordBatch], converter: &RowConverter) -> Result<Vec<Position>> {
+    fn full_sort(
+        &self,
+        input: &[RecordBatch],
+        converter: &RowConverter,
+        charge: &mut MemoryReservation,
+    ) -> Result<Vec<Position>> {
+        let total: usize = input.iter().map(RecordBatch::num_rows).sum();
+        // The positions, then each batch's encoded keys as it is encoded.
+        charge.grow(total.saturating_mul(std::mem::size_of::<Position>()))?;
+        let held = Mutex::new(charge);
         let rows: Vec<Rows> = input
             .par_iter()
-            .map(|b| self.encode(converter, b))
+            .map(|b| {
+                let rows = self.encode(converter, b)?;
+                held.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .grow(rows.size())?;
+                Ok(rows)
+            })
             .collect::<Result<_>>()?;
         let mut order: Vec<Position> = input
             .iter()
@@ -240,8 +278,18 @@ impl SortExec {
         input: &[RecordBatch],
         converter: &RowConverter,
         k: usize,
+        charge: &mut MemoryReservation,
     ) -> Result<Vec<Position>> {
+        // Each worker holds one batch's keys and about 2k candidates.
         let threads = rayon::current_num_threads().max(1);
+        let widest = input.iter().map(RecordBatch::num_rows).max().unwrap_or(0);
+        let key_bytes = self.keys.len().max(1) * 16;
+        charge.grow(
+            threads
+                .min(input.len().max(1))
+                .saturating_mul(widest.saturating_add(k.saturating_mul(2)))
+                .saturating_mul(key_bytes + std::mem::size_of::<Candidate>()),
+        )?;
         let per_task = input.len().div_ceil(threads).max(1);
         let candidates: Vec<Vec<Candidate>> = input
             .par_chunks(per_task)

@@ -47,6 +47,7 @@ mod physical;
 mod prune;
 mod range;
 mod scalar_fn;
+pub mod string_size;
 mod value;
 mod view_compare;
 

@@ -171,6 +171,12 @@ pub(crate) fn evaluate(expr: &PhysicalExpr, batch: &RecordBatch) -> Result<Value
         .iter()
         .map(|a| a.evaluate_value(batch))
         .collect::<Result<Vec<_>>>()?;
+    crate::expr::string_size::check(
+        &expr.text,
+        &func.name().to_ascii_lowercase(),
+        &values,
+        batch.num_rows(),
+    )?;
     let all_scalar = values.iter().all(Value::is_scalar);
     let columnar = values
         .iter()
