@@ -70,7 +70,8 @@ pub use statement::{
 };
 pub use subquery::in_subqueries_to_joins;
 pub use unsupported::{
-    EXPRESSION_DEPTH_LIMIT, FROM_TABLES_LIMIT, SET_OPERATION_LIMIT, WITH_CLAUSES_LIMIT,
+    ARITHMETIC_DEPTH_LIMIT, EXPRESSION_DEPTH_LIMIT, FROM_TABLES_LIMIT, SET_OPERATION_LIMIT,
+    WITH_CLAUSES_LIMIT,
 };
 pub use views::VIEW_NESTING_LIMIT;
 
