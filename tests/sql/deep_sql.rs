@@ -56,9 +56,27 @@ fn stack_overflow_on_or_chain_of_937_terms() {
     assert_eq!(single_value(or_chain(4000)).expect("planned"), 10);
 }
 
+fn plus_chain(terms: usize) -> String {
+    format!("SELECT {} AS s", vec!["1"; terms].join(" + "))
+}
+
 #[test]
 fn stack_overflow_on_3500_plus_terms() {
-    let sql = format!("SELECT {} AS s", vec!["1"; 3500].join(" + "));
+    // no crash: 3,500 terms are refused naming the limit (the next test
+    // plans a chain at the limit)
+    limit_error(plus_chain(3500), "operators (+, -, *, /, %, ||) deep");
+}
+
+#[test]
+fn planning_time_of_a_plus_chain_is_quadratic_past_2000_terms_is_a_limit_error() {
+    // naming the column renders every level's operand (3,500 terms: 35 s
+    // in debug); 2,001 terms (2,000 operators deep, the limit) plan, one
+    // more is refused, with the advice to group the terms, and grouped
+    // terms plan
+    assert_eq!(single_value(plus_chain(2001)).expect("planned"), 2001);
+    limit_error(plus_chain(2002), "tenon plans at most 2000");
+    let group = vec!["1"; 100].join(" + ");
+    let sql = format!("SELECT {} AS s", vec![format!("({group})"); 35].join(" + "));
     assert_eq!(single_value(sql).expect("planned"), 3500);
 }
 
@@ -74,6 +92,50 @@ fn stack_overflow_on_1000_with_clauses() {
     let mut ctes = vec!["c0 AS (SELECT k FROM t)".to_string()];
     ctes.extend((1..1000).map(|i| format!("c{i} AS (SELECT k FROM c{})", i - 1)));
     let sql = format!("WITH {} SELECT count(*) FROM c999", ctes.join(", "));
+    assert_eq!(single_value(sql).expect("planned"), 10);
+}
+
+#[test]
+fn planning_time_of_2000_with_clauses_is_quadratic_is_a_limit_error() {
+    // a chain of CTEs is inlined and walked at every level (2,000: 50 s in
+    // debug); 1,000 (the limit) plan, 1,001 are refused naming the limit
+    let mut ctes = vec!["c0 AS (SELECT k FROM t)".to_string()];
+    ctes.extend((1..1001).map(|i| format!("c{i} AS (SELECT k FROM c{})", i - 1)));
+    let sql = format!("WITH {} SELECT count(*) FROM c1000", ctes.join(", "));
+    limit_error(
+        sql,
+        "the query has 1001 WITH clauses; tenon plans at most 1000",
+    );
+}
+
+#[test]
+fn planning_time_of_union_all_is_quadratic_in_its_branches() {
+    // the left-deep chain of 4,000 branches (the limit) took over two
+    // minutes to plan in debug; balanced, seconds
+    let branches: Vec<String> = (0..4000).map(|i| format!("SELECT {i} AS x")).collect();
+    let sql = format!(
+        "SELECT count(*), sum(x) FROM ({}) u",
+        branches.join(" UNION ALL ")
+    );
+    let rows =
+        on_small_stack(move || row_strings_unsorted(&t_session().collect(&sql).expect("planned")));
+    assert_eq!(rows, vec![format!("4000|{}", 3999 * 4000 / 2)]);
+}
+
+#[test]
+fn planning_time_of_comma_joins_is_cubic_in_the_tables() {
+    // 1,000 comma-joined tables (the limit) with a WHERE join predicate
+    // each took 95 s to plan in debug: every join tried every conjunct
+    // against its schemas; now each conjunct finds its join directly
+    let tables: Vec<String> = (0..1000).map(|i| format!("t t{i}")).collect();
+    let predicates: Vec<String> = (1..1000)
+        .map(|i| format!("t{i}.k = t{}.k", i - 1))
+        .collect();
+    let sql = format!(
+        "SELECT count(*) FROM {} WHERE {}",
+        tables.join(", "),
+        predicates.join(" AND ")
+    );
     assert_eq!(single_value(sql).expect("planned"), 10);
 }
 

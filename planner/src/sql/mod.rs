@@ -4,6 +4,7 @@
 //! ```text
 //! SQL ──tokenize──► hint comments with positions (hint_comments)
 //!     ──parse (TenonDialect: J06 precedence)──► AST
+//!     ──long UNION chains balanced (rebalance)──► AST
 //!     ──mark blocks (blocks)──► AST with one marker per SELECT
 //!     ──SqlToRel (views::Expansion over the Catalog as ContextProvider:
 //!        each view read is marked and planned from its own text)──► LogicalPlan
@@ -36,6 +37,7 @@ mod hint_comments;
 mod implicit_join;
 mod join_condition;
 mod pushdown;
+mod rebalance;
 mod scalar;
 mod set_ops;
 mod statement;
@@ -68,7 +70,8 @@ pub use statement::{
 };
 pub use subquery::in_subqueries_to_joins;
 pub use unsupported::{
-    EXPRESSION_DEPTH_LIMIT, FROM_TABLES_LIMIT, SET_OPERATION_LIMIT, WITH_CLAUSES_LIMIT,
+    ARITHMETIC_DEPTH_LIMIT, EXPRESSION_DEPTH_LIMIT, FROM_TABLES_LIMIT, SET_OPERATION_LIMIT,
+    WITH_CLAUSES_LIMIT,
 };
 pub use views::VIEW_NESTING_LIMIT;
 

@@ -107,13 +107,46 @@ pub const SET_OPERATION_LIMIT: usize = 4000;
 pub const FROM_TABLES_LIMIT: usize = 1000;
 
 /// The most WITH clauses of one query.
-pub const WITH_CLAUSES_LIMIT: usize = 2000;
+///
+/// DataFusion's planner inlines a CTE's plan where it is read and walks
+/// the whole inlined plan there, so a chain of `n` CTEs each reading the
+/// one before costs `n²`: 1,000 plan in about 10 s in a debug build (about
+/// a second in release), 2,000 took 50 s. The limit keeps the largest
+/// accepted chain near a second.
+pub const WITH_CLAUSES_LIMIT: usize = 1000;
+
+/// The deepest nesting of arithmetic operators (`+`, `-`, `*`, `/`, `%`,
+/// `||`): a chain of `n` terms `a + b + ...` is `n - 1` deep.
+///
+/// DataFusion names a computed column by rendering its expression, and
+/// while it finds the column's type it renders every level's operand again
+/// (`Expr::to_field`), so a chain of `n` terms in a SELECT list or an
+/// aggregate costs `n²`: 2,000 terms plan in about 7 s in a debug build
+/// (under a second in release), 3,500 took 35 s, 4,000 45 s. Unlike `OR` /
+/// `AND` chains (rebalancing gives the same result), a chain of `+` cannot
+/// be regrouped by tenon: integer overflow and float rounding depend on the
+/// grouping the query wrote.
+pub const ARITHMETIC_DEPTH_LIMIT: usize = 2000;
 
 /// The depth check.
 #[derive(Default)]
 struct Depth {
     /// The depth of the expression being visited.
     depth: usize,
+    /// How many arithmetic operators enclose it.
+    arithmetic: usize,
+}
+
+/// An operator whose chains `ARITHMETIC_DEPTH_LIMIT` bounds.
+fn is_arithmetic(expr: &Expr) -> bool {
+    use sqlparser::ast::BinaryOperator as Op;
+    matches!(
+        expr,
+        Expr::BinaryOp {
+            op: Op::Plus | Op::Minus | Op::Multiply | Op::Divide | Op::Modulo | Op::StringConcat,
+            ..
+        }
+    )
 }
 
 /// The other checks.
@@ -122,13 +155,32 @@ struct Refusals;
 impl Visitor for Depth {
     type Break = SqlError;
 
-    fn post_visit_expr(&mut self, _: &Expr) -> ControlFlow<SqlError> {
+    fn post_visit_expr(&mut self, expr: &Expr) -> ControlFlow<SqlError> {
         self.depth -= 1;
+        if is_arithmetic(expr) {
+            self.arithmetic -= 1;
+        }
         ControlFlow::Continue(())
     }
 
-    fn pre_visit_expr(&mut self, _: &Expr) -> ControlFlow<SqlError> {
+    fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<SqlError> {
         self.depth += 1;
+        if is_arithmetic(expr) {
+            self.arithmetic += 1;
+            if self.arithmetic > ARITHMETIC_DEPTH_LIMIT {
+                return too_large(
+                    format!(
+                        "an arithmetic expression nests more than {ARITHMETIC_DEPTH_LIMIT} \
+                         operators (+, -, *, /, %, ||) deep (a chain of n terms is n - 1 deep; \
+                         its planning time grows with the square of that depth)"
+                    ),
+                    ARITHMETIC_DEPTH_LIMIT,
+                    "group the terms in parentheses, `(a + b + ...) + (c + d + ...)` (the \
+                     grouping decides where integers overflow), or sum the values as rows \
+                     with sum()",
+                );
+            }
+        }
         if self.depth > EXPRESSION_DEPTH_LIMIT {
             return too_large(
                 format!(
@@ -174,7 +226,8 @@ impl Visitor for Refusals {
             return too_large(
                 format!("the query has {} WITH clauses", with.cte_tables.len()),
                 WITH_CLAUSES_LIMIT,
-                "split it into views or several statements",
+                "a chain of CTEs costs time in the square of its length to plan; split it \
+                 into several statements (a CREATE VIEW for a part of the chain)",
             );
         }
         // a set operation's branches are selects of this query, not queries

@@ -131,7 +131,9 @@ pub(crate) fn parse_query(sql: &str) -> Result<Statement, SqlError> {
         1 => {
             let statement = statements.remove(0);
             if matches!(statement, Statement::Query(_)) {
-                super::unsupported::refuse_unsupported(statement)
+                let mut statement = super::unsupported::refuse_unsupported(statement)?;
+                super::rebalance::rebalance_set_operations(&mut statement);
+                Ok(statement)
             } else {
                 Err(SqlError::Unsupported(format!(
                     "statement `{} ...`: only queries (SELECT, UNION, WITH) are planned",
