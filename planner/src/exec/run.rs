@@ -107,15 +107,11 @@ impl Run<'_> {
                     .tables
                     .get(table)
                     .ok_or_else(|| ExecError::MissingTable(table.clone()))?;
-                let held = columns
-                    .iter()
-                    .map(|&c| data.position(c))
-                    .collect::<Option<Vec<usize>>>()
-                    .ok_or_else(|| {
-                        ExecError::Unsupported(format!(
-                            "internal: the scan of {table} needs a column that was not read"
-                        ))
-                    })?;
+                let held = data.positions(columns).ok_or_else(|| {
+                    ExecError::Unsupported(format!(
+                        "internal: the scan of {table} needs a column that was not read"
+                    ))
+                })?;
                 let size = self.batch_size;
                 let morsels: Vec<RecordBatch> = data
                     .batches
