@@ -29,3 +29,4 @@ mod set_ops;
 mod tpch;
 mod tpch_hints;
 mod views;
+mod wide_tables;

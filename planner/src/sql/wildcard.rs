@@ -29,7 +29,8 @@
 //! function calls in its list (no aggregate or window can sit between the
 //! FROM clause and the projection), with a FROM clause, and with ORDER BY
 //! only when the list is nothing but `*` (its names then mean the same
-//! columns with or without the list) and no ORDER BY item is a position.
+//! columns with or without the list), without DISTINCT, and no ORDER BY
+//! item is a position.
 //! Anything else, and any error while planning the marked statement, is
 //! planned from the unmarked statement as before (so error messages are
 //! `SqlToRel`'s own).
@@ -128,7 +129,9 @@ pub(crate) fn mark_wildcards(statement: &Statement) -> Option<Marked> {
         && select.qualify.is_none()
         && select.value_table_mode.is_none()
         && matches!(select.flavor, SelectFlavor::Standard);
-    if !markable_select {
+    // DISTINCT with ORDER BY: SqlToRel checks the ORDER BY against the
+    // list, which the marker would hide
+    if !markable_select || (ordered && select.distinct.is_some()) {
         return None;
     }
     let mut wildcards = 0;
