@@ -108,6 +108,11 @@ impl From<ExecError> for Error {
                 Error::Resource(e.to_string())
             }
             ExecError::Unsupported(_) | ExecError::MissingTable(_) => Error::Plan(e.to_string()),
+            // A table source's own error (a file that does not read).
+            ExecError::Source(source) => match source.downcast::<Error>() {
+                Ok(e) => *e,
+                Err(other) => Error::Execution(other.to_string()),
+            },
             other => Error::Execution(other.to_string()),
         }
     }

@@ -36,8 +36,9 @@ pub(crate) struct QueryArgs {
     /// .arrow/.ipc/.feather file or a directory of such files. NAME is
     /// folded to lower case, as SQL folds unquoted names. Without any
     /// --table, the TPC-H tables at scale 0.01 are registered.
-    /// Each query reads only the columns it uses, when it runs, charged to
-    /// memory_limit.
+    /// Each query reads only the columns it uses, while its scans run
+    /// (batch by batch, charged to memory_limit; Parquet: only the row
+    /// groups its filters can match, see --analyze's row_groups=).
     #[arg(long = "table", value_name = "NAME=PATH")]
     tables: Vec<String>,
     /// Register a table held in memory (repeatable): NAME=PATH as for

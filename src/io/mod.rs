@@ -41,6 +41,7 @@ mod metadata;
 mod read;
 #[cfg(test)]
 mod registration_tests;
+mod scan;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -54,6 +55,7 @@ pub use destination::{Destination, remove_unfinished_files};
 pub use metadata::{FileStamp, FileStats, file_stats, parquet_column_bytes, table_schema};
 pub(crate) use read::format_of;
 pub use read::{LoadedTable, read_table, read_table_with};
+pub use scan::{Push, StreamReport, exec_error, stream_table};
 pub use table::MAX_TABLE_CELL_CHARS;
 pub use write::{
     OutputFormat, ParseOutputFormatError, check_writable, write_batches, write_to, write_to_path,

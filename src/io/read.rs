@@ -56,7 +56,7 @@ impl LoadedTable {
 }
 
 /// The bytes held by the buffers of `batches`, each allocation counted once.
-fn memory_size(batches: &[RecordBatch]) -> u64 {
+pub(super) fn memory_size(batches: &[RecordBatch]) -> u64 {
     fn add_buffer(b: &Buffer, seen: &mut HashSet<usize>, total: &mut u64) {
         if seen.insert(b.data_ptr().as_ptr() as usize) {
             // An externally owned buffer (e.g. memory-mapped) reports no
@@ -177,7 +177,7 @@ pub fn read_table_with(path: &Path, options: &ReadOptions) -> Result<LoadedTable
 }
 
 /// A file's format: the one asked for, else the one its extension says.
-fn format_for(path: &Path, options: &ReadOptions) -> Result<FileFormat, IoError> {
+pub(super) fn format_for(path: &Path, options: &ReadOptions) -> Result<FileFormat, IoError> {
     options
         .format
         .or_else(|| format_of(path))
@@ -188,7 +188,7 @@ fn format_for(path: &Path, options: &ReadOptions) -> Result<FileFormat, IoError>
 
 /// Reads one file, in batches of at most `batch_size` rows, none empty,
 /// with the number of rows skipped.
-fn read_file(
+pub(super) fn read_file(
     path: &Path,
     options: &ReadOptions,
 ) -> Result<(SchemaRef, Vec<RecordBatch>, u64), IoError> {
@@ -235,7 +235,11 @@ fn read_file(
                 _ => read_json(path, batch_size)?,
             };
             match declared {
-                Some(declared) => (Arc::clone(declared), conform(path, batches, declared)?, 0),
+                Some(declared) => (
+                    Arc::clone(declared),
+                    conform(path, batches, declared, 0)?,
+                    0,
+                ),
                 None => (schema, batches, 0),
             }
         }
@@ -244,17 +248,19 @@ fn read_file(
 }
 
 /// The batches of a file cast to its table's declared schema, columns taken
-/// by name; the first value that does not fit is an error naming its row.
-fn conform(
+/// by name; the first value that does not fit is an error naming its row
+/// (the batches start at row `first_row` of the file, counted from 0).
+pub(super) fn conform(
     path: &Path,
     batches: Vec<RecordBatch>,
     declared: &SchemaRef,
+    first_row: u64,
 ) -> Result<Vec<RecordBatch>, IoError> {
     let mismatch = |message: String| IoError::ColumnMismatch {
         path: path.to_path_buf(),
         message,
     };
-    let mut row = 0u64;
+    let mut row = first_row;
     let mut out = Vec::with_capacity(batches.len());
     for batch in batches {
         let columns = columns_by_name(&batch, declared).map_err(mismatch)?;
@@ -486,6 +492,21 @@ pub(crate) fn corrupt(path: &Path, format: &'static str, e: impl std::fmt::Displ
     }
 }
 
+/// The columns of a Parquet file named as `only`'s are (exactly, else
+/// ignoring case, as [`conform`] takes them).
+pub(super) fn projection_mask(meta: &ArrowReaderMetadata, only: &Schema) -> ProjectionMask {
+    let schema = meta.schema();
+    let roots: Vec<usize> = (0..schema.fields().len())
+        .filter(|&i| {
+            let name = schema.field(i).name();
+            only.fields()
+                .iter()
+                .any(|f| f.name() == name || f.name().eq_ignore_ascii_case(name))
+        })
+        .collect();
+    ProjectionMask::roots(meta.parquet_schema(), roots)
+}
+
 /// Reads a Parquet file, its row groups in parallel.
 ///
 /// Each row group gets its own file handle: clones of one `File` share the
@@ -503,17 +524,7 @@ fn read_parquet(
         .map_err(|e| corrupt(path, "Parquet", e))?;
     let schema = meta.schema().clone();
     let groups = meta.metadata().num_row_groups();
-    let mask = only.map(|only| {
-        let roots: Vec<usize> = (0..schema.fields().len())
-            .filter(|&i| {
-                let name = schema.field(i).name();
-                only.fields()
-                    .iter()
-                    .any(|f| f.name() == name || f.name().eq_ignore_ascii_case(name))
-            })
-            .collect();
-        ProjectionMask::roots(meta.parquet_schema(), roots)
-    });
+    let mask = only.map(|only| projection_mask(&meta, only));
     let read_group = |group: usize| -> Result<Vec<RecordBatch>, IoError> {
         let file = open(path)?;
         let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone())

@@ -212,8 +212,10 @@ impl Session {
     /// schema (Parquet footers, IPC headers; CSV and JSON: inferred from
     /// their first rows) and the statistics (rows and column sizes from
     /// Parquet footers, else the size on disk); each query that scans the
-    /// table reads only the columns it uses, charged to its
-    /// `memory_limit`, and lets them go when it ends. Scans of it with
+    /// table reads only the columns it uses while its scans run, batch by
+    /// batch (the batches in flight charged to its `memory_limit`), and
+    /// for Parquet only the row groups whose statistics do not rule out
+    /// the filter above the scan. Scans of it with
     /// `/*+ OPTIONS(...) */` read the file with those options, into the
     /// schema found now. [`Session::register_file_in_memory`] reads it
     /// once and keeps it instead.

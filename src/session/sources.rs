@@ -1,23 +1,26 @@
 //! Where a session's tables get their rows: batches held in memory, or
-//! files (read at registration, or on first use for `CREATE TABLE`), and
+//! files, read while the query's scans run (a [`TableSource`] the planner's
+//! scan calls with the columns it uses and its filter, see
+//! [`stream_table`]), or, for tables held in memory, once and kept; and
 //! the scans that read a table with their own options (HINTS.md H40).
 //!
 //! # Per-scan options
 //!
 //! A query's plan names each scan's data by a name the executor looks up
 //! in [`Tables`]. A scan with `/*+ OPTIONS(...) */` gets its own entry: the
-//! planner's [`ScanOptions`] are checked against the table's format
-//! (H41), the `TableScan` at that path is renamed to
-//! `table /*+ OPTIONS('k'='v', ...) */` (the schema and everything above
-//! stay as planned), and when the query runs that entry is filled: the file
-//! re-read with the table's options merged with the scan's (the table's
-//! declared or registered schema kept), or, for `scan.batch-size` alone,
-//! the table's rows in smaller batches. Other scans of the same table keep
-//! the table's own entry. A `CREATE TABLE` table's entry is its rows, read
+//! planner's [`ScanOptions`](tenon_planner::choose::ScanOptions) are checked
+//! against the table's format (H41), the `TableScan` at that path is
+//! renamed to `table /*+ OPTIONS('k'='v', ...) */` (the schema and
+//! everything above stay as planned), and when the query runs that entry
+//! is filled: a source reading the file with the table's options merged
+//! with the scan's (the table's declared or registered schema kept), or,
+//! for `scan.batch-size` alone, the table's rows in smaller batches. Other
+//! scans of the same table keep the table's own entry. A table held in
+//! memory (`'scan.in-memory' = 'true'`, `register_file_in_memory`) is read
 //! by the first query that scans it and kept (an `Arc`, not a copy). A
-//! query without OPTIONS that reads no `CREATE TABLE` table has no entries
-//! at all and runs on the session's tables as they are: nothing is copied
-//! or read.
+//! query without OPTIONS that reads no file table has no entries at all
+//! and runs on the session's tables as they are: nothing is copied or
+//! read.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -26,12 +29,15 @@ use std::sync::{Arc, Mutex};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
 use tenon_planner::choose::JoinPlan;
-use tenon_planner::exec::{ExecError, Operator, PhysicalPlan, TableData, Tables};
+use tenon_planner::exec::{
+    ExecError, Operator, PhysicalPlan, ScanReport, ScanRequest, Sink, TableData, TableSource,
+    Tables,
+};
 use tenon_planner::kernels::MemoryBudget;
 use tenon_planner::sql::{Catalog, SqlError, TableStats};
 
 use crate::error::Error;
-use crate::io::{FileFormat, ReadOptions, parquet_column_bytes, read_table_with};
+use crate::io::{FileFormat, ReadOptions, StreamReport, read_table_with, stream_table};
 use crate::options::{OptionsPlace, ScanSettings, apply_dynamic_options, rereads_file};
 
 /// A file table's rows as read once, with the rows skipped.
@@ -118,60 +124,31 @@ impl FileTable {
         }
     }
 
-    /// Reads the table with `settings`, into its schema: only the table
-    /// columns `projection` (all without one). With a `budget`, the bytes
-    /// read are charged to it for as long as the data lives.
-    fn read(
+    /// How to read the table with `settings`, into its schema: only the
+    /// table columns `projection` (all without one).
+    fn read_options(
         &self,
         settings: &ScanSettings,
         batch_size: usize,
         projection: Option<Vec<usize>>,
-        budget: Option<&MemoryBudget>,
-    ) -> Result<Loaded, Error> {
-        let options = ReadOptions {
+    ) -> ReadOptions {
+        ReadOptions {
             batch_size: settings.scan_batch_size.unwrap_or(batch_size),
             format: self.read_format,
             schema: Some(Arc::clone(&self.schema)),
             csv: settings.csv.clone(),
             parquet_batch_size: settings.parquet_batch_size,
-            projection: projection.clone(),
+            projection,
             inferred: self.inferred,
-        };
-        // Parquet footers tell the columns' decoded size: a read that cannot
-        // fit fails before it allocates (the estimate is then replaced by
-        // the bytes actually held). Only for a schema found in the files,
-        // whose columns are the files' in order.
-        if let Some(budget) = budget
-            && self.inferred
-            && let Ok(Some(sizes)) = parquet_column_bytes(&self.path)
-        {
-            let estimate: u64 = match &projection {
-                Some(p) => p.iter().filter_map(|&c| sizes.get(c)).sum(),
-                None => sizes.iter().sum(),
-            };
-            budget
-                .try_reserve(
-                    "reading the table's Parquet columns (their size in the footers)",
-                    estimate as usize,
-                )
-                .map_err(|e| Error::from(ExecError::from(e)))?;
         }
-        let t = read_table_with(&self.path, &options)?;
-        let charge = match budget {
-            Some(budget) => Some(Arc::new(
-                budget
-                    .try_reserve("the rows read from the table's files", t.bytes as usize)
-                    .map_err(|e| Error::from(ExecError::from(e)))?,
-            )),
-            None => None,
-        };
+    }
+
+    /// Reads the whole table with `settings`, into its schema (a table held
+    /// in memory).
+    fn read(&self, settings: &ScanSettings, batch_size: usize) -> Result<Loaded, Error> {
+        let t = read_table_with(&self.path, &self.read_options(settings, batch_size, None))?;
         Ok(Loaded {
-            data: Arc::new(TableData {
-                schema: Arc::clone(&self.schema),
-                batches: t.batches,
-                columns: projection,
-                charge,
-            }),
+            data: Arc::new(TableData::new(Arc::clone(&self.schema), t.batches)),
             skipped: t.skipped_rows,
         })
     }
@@ -183,7 +160,7 @@ impl FileTable {
         if let Some(l) = loaded.as_ref() {
             return Ok(l.clone());
         }
-        let l = self.read(&self.settings, batch_size, None, None)?;
+        let l = self.read(&self.settings, batch_size)?;
         *loaded = Some(l.clone());
         Ok(l)
     }
@@ -196,23 +173,81 @@ impl FileTable {
             .is_some()
     }
 
-    /// The rows one query needs: the kept rows of a table in memory
-    /// (charged to `budget` while the query runs), else the `columns` read
-    /// now.
+    /// The rows one query needs: the kept rows of a table in memory,
+    /// charged to `budget` while the query runs, else a source that reads
+    /// them with `settings` while the scans run.
     fn data_for(
-        &self,
+        self: &Arc<Self>,
+        settings: &ScanSettings,
         batch_size: usize,
-        columns: Vec<usize>,
         budget: &MemoryBudget,
     ) -> Result<Loaded, Error> {
         if !self.in_memory {
-            return self.read(&self.settings, batch_size, Some(columns), Some(budget));
+            return Ok(self.streamed(settings));
         }
         let l = self.data(batch_size)?;
         Ok(Loaded {
             data: charged(&l.data, budget)?,
             skipped: l.skipped,
         })
+    }
+}
+
+impl FileTable {
+    /// The table as a source its scans read with `settings` while they
+    /// run (nothing is read now).
+    fn streamed(self: &Arc<Self>, settings: &ScanSettings) -> Loaded {
+        let source = FileScan {
+            file: Arc::clone(self),
+            settings: settings.clone(),
+        };
+        Loaded {
+            data: Arc::new(TableData::from_source(
+                Arc::clone(&self.schema),
+                Arc::new(source),
+            )),
+            skipped: 0,
+        }
+    }
+}
+
+/// A file table read while its scans run: each scan reads the columns it
+/// uses, skipping the Parquet row groups its filter cannot match.
+#[derive(Debug)]
+struct FileScan {
+    file: Arc<FileTable>,
+    /// The table's options, merged with the scan's.
+    settings: ScanSettings,
+}
+
+impl TableSource for FileScan {
+    fn scan(
+        &self,
+        request: &ScanRequest<'_>,
+        sink: &Sink<'_>,
+        report: &mut ScanReport,
+    ) -> Result<(), ExecError> {
+        let options = self.file.read_options(
+            &self.settings,
+            request.batch_size,
+            Some(request.columns.to_vec()),
+        );
+        let mut read = StreamReport::default();
+        let result = stream_table(
+            &self.file.path,
+            &options,
+            request.filter,
+            request.budget,
+            sink,
+            &mut read,
+        );
+        report.skipped_rows = self
+            .settings
+            .csv
+            .ignore_parse_errors
+            .then_some(read.skipped_rows);
+        report.row_groups = read.row_groups;
+        result
     }
 }
 
@@ -466,26 +501,33 @@ impl ScanSources {
         let mut skipped: HashMap<&str, u64> = HashMap::new();
         let budget = &plan.budget;
         for (key, source) in &self.entries {
-            let columns = scan_columns(plan, key);
             let (loaded, ignores) = match source {
                 ScanSource::Registered(f) => (
-                    f.data_for(batch_size, columns, budget)?,
-                    f.settings.csv.ignore_parse_errors,
+                    f.data_for(&f.settings, batch_size, budget)?,
+                    f.in_memory && f.settings.csv.ignore_parse_errors,
                 ),
                 ScanSource::Options {
                     base: Base::File(f),
                     settings,
                     reread: true,
-                } => (
-                    f.read(settings, batch_size, Some(columns), Some(budget))?,
-                    settings.csv.ignore_parse_errors,
-                ),
+                } => (f.streamed(settings), false),
+                ScanSource::Options {
+                    base: Base::File(f),
+                    settings,
+                    reread: false,
+                } if !f.in_memory => {
+                    let own = ScanSettings {
+                        scan_batch_size: settings.scan_batch_size,
+                        ..f.settings.clone()
+                    };
+                    (f.streamed(&own), false)
+                }
                 ScanSource::Options {
                     base: Base::File(f),
                     settings,
                     reread: false,
                 } => {
-                    let l = f.data_for(batch_size, columns, budget)?;
+                    let l = f.data_for(&f.settings, batch_size, budget)?;
                     let size = settings.scan_batch_size.unwrap_or(batch_size);
                     (
                         Loaded {
@@ -520,30 +562,6 @@ impl ScanSources {
         }
         Ok(out)
     }
-}
-
-/// The table columns the plan's scans of entry `key` read, ascending (at
-/// least one: a scan of no columns, as `count(*)`'s, still needs the row
-/// count, which the first column gives).
-fn scan_columns(plan: &PhysicalPlan, key: &str) -> Vec<usize> {
-    fn walk(plan: &PhysicalPlan, key: &str, out: &mut Vec<usize>) {
-        if let Operator::Scan { table, columns, .. } = &plan.operator
-            && table == key
-        {
-            out.extend(columns);
-        }
-        for child in plan.children() {
-            walk(child, key, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(plan, key, &mut out);
-    out.sort_unstable();
-    out.dedup();
-    if out.is_empty() {
-        out.push(0);
-    }
-    out
 }
 
 /// Sets the skipped-row count of the scans of `skipped`'s entries.

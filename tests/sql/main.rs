@@ -20,6 +20,7 @@ mod floats;
 mod fuzz;
 mod hints;
 mod joins;
+mod lazy_scans;
 mod lazy_tables;
 mod limits;
 mod operators;

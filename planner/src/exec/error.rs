@@ -31,6 +31,11 @@ pub enum ExecError {
     /// reaches the caller.
     #[error("internal: the stop signal of a satisfied LIMIT reached the caller")]
     LimitReached(usize),
+    /// A [`TableSource`](crate::exec::TableSource) could not read its
+    /// data (a file missing, corrupt, or holding a value that does not
+    /// fit): the source's own error, which says what to do.
+    #[error(transparent)]
+    Source(Box<dyn std::error::Error + Send + Sync>),
     /// An Arrow kernel failed.
     #[error("arrow error in {context}: {source}")]
     Arrow {

@@ -24,4 +24,4 @@ pub use lower::lower;
 pub use plan::{Operator, OperatorMetrics, PhysicalPlan};
 pub use run::{Sink, collect, execute};
 pub use sort::SortExec;
-pub use source::{TableData, Tables};
+pub use source::{ScanReport, ScanRequest, TableData, TableSource, Tables};

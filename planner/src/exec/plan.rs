@@ -129,6 +129,11 @@ pub struct OperatorMetrics {
     /// rows the reader skipped (set by whoever read them; shown by EXPLAIN
     /// ANALYZE).
     pub skipped_rows: OnceLock<u64>,
+    /// For a scan of Parquet files read while the query runs: the row
+    /// groups read and the row groups the files hold (fewer read: the
+    /// others' statistics proved the filter above keeps none of their
+    /// rows, or a satisfied LIMIT stopped the read).
+    pub row_groups: OnceLock<(u64, u64)>,
     /// For a join whose default build side was changed once both inputs'
     /// sizes were known: what was built instead, and why.
     pub adapted: OnceLock<String>,
@@ -289,6 +294,9 @@ impl PhysicalPlan {
             );
             if let Some(skipped) = m.skipped_rows.get() {
                 let _ = write!(out, " skipped_rows={skipped} (csv.ignore-parse-errors)");
+            }
+            if let Some((read, total)) = m.row_groups.get() {
+                let _ = write!(out, " row_groups={read}/{total}");
             }
             if let Some(adapted) = m.adapted.get() {
                 let _ = write!(out, " adapted: {adapted}");

@@ -23,12 +23,14 @@ use rayon::prelude::*;
 use crate::exec::limit::{LimitState, TopN};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::set_op::run_set_operation;
-use crate::exec::source::Tables;
+use crate::exec::source::{ScanReport, ScanRequest, Tables};
 use crate::exec::{ExecError, Result};
+use crate::expr::ScanFilter;
 use crate::hints::{DecisionSource, side_label};
 use crate::kernels::hash::UNPARTITIONED_ROWS;
 use crate::kernels::{
-    HashJoin, HashJoinMode, Join, JoinInput, JoinSide, JoinType, KernelError, Strategy,
+    HashJoin, HashJoinMode, Join, JoinInput, JoinSide, JoinType, KernelError, MemoryBudget,
+    Strategy,
 };
 
 /// Where an operator's output batches go; called from any worker thread.
@@ -53,6 +55,7 @@ pub fn execute(
     let run = Run {
         tables,
         batch_size: batch_size.max(1),
+        budget: &plan.budget,
     };
     pool.install(|| run.push(plan, sink))
 }
@@ -83,6 +86,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct Run<'a> {
     tables: &'a Tables,
     batch_size: usize,
+    /// The query's memory budget (the root plan's).
+    budget: &'a MemoryBudget,
 }
 
 impl Run<'_> {
@@ -95,6 +100,92 @@ impl Run<'_> {
         Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
     }
 
+    /// Runs scan `plan` into `sink`: a table in memory in morsels of the
+    /// batch size, in parallel; a table with a source read by it, with
+    /// `filter` (what the filter above keeps) to skip what it can.
+    fn scan(
+        &self,
+        plan: &PhysicalPlan,
+        filter: Option<&ScanFilter>,
+        sink: &Sink<'_>,
+    ) -> Result<()> {
+        let Operator::Scan { table, columns, .. } = &plan.operator else {
+            return Err(ExecError::Unsupported(
+                "internal: a scan that is not a scan".into(),
+            ));
+        };
+        let metrics = &plan.metrics;
+        let size = self.batch_size;
+        // Morsels of at most the batch size, none empty.
+        let morsels = |b: &RecordBatch| -> Vec<RecordBatch> {
+            let n = b.num_rows();
+            (0..n.div_ceil(size))
+                .map(|i| {
+                    let start = i * size;
+                    b.slice(start, size.min(n - start))
+                })
+                .collect()
+        };
+        let data = self
+            .tables
+            .get(table)
+            .ok_or_else(|| ExecError::MissingTable(table.clone()))?;
+        if let Some(source) = &data.source {
+            // A scan of no columns (count(*)) still needs the row count:
+            // read the first column and project it away.
+            let read: Vec<usize> = if columns.is_empty() {
+                vec![0]
+            } else {
+                columns.clone()
+            };
+            let request = ScanRequest {
+                columns: &read,
+                filter,
+                batch_size: size,
+                budget: self.budget,
+            };
+            let keep: Vec<usize> = (0..columns.len()).collect();
+            let mut report = ScanReport::default();
+            let result = source.scan(
+                &request,
+                &|b: RecordBatch| {
+                    for m in morsels(&b) {
+                        let m = if columns.is_empty() {
+                            m.project(&keep)
+                                .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?
+                        } else {
+                            m
+                        };
+                        metrics.record(&m);
+                        sink(m)?;
+                    }
+                    Ok(())
+                },
+                &mut report,
+            );
+            if let Some(n) = report.skipped_rows {
+                let _ = metrics.skipped_rows.set(n);
+            }
+            if let Some(groups) = report.row_groups {
+                let _ = metrics.row_groups.set(groups);
+            }
+            return result;
+        }
+        let held = data.positions(columns).ok_or_else(|| {
+            ExecError::Unsupported(format!(
+                "internal: the scan of {table} needs a column that was not read"
+            ))
+        })?;
+        let morsels: Vec<RecordBatch> = data.batches.iter().flat_map(morsels).collect();
+        morsels.par_iter().try_for_each(|b| {
+            let projected = b
+                .project(&held)
+                .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?;
+            metrics.record(&projected);
+            sink(projected)
+        })
+    }
+
     fn push(&self, plan: &PhysicalPlan, sink: &Sink<'_>) -> Result<()> {
         let metrics = &plan.metrics;
         let out = |b: RecordBatch| {
@@ -102,36 +193,7 @@ impl Run<'_> {
             sink(b)
         };
         match &plan.operator {
-            Operator::Scan { table, columns, .. } => {
-                let data = self
-                    .tables
-                    .get(table)
-                    .ok_or_else(|| ExecError::MissingTable(table.clone()))?;
-                let held = data.positions(columns).ok_or_else(|| {
-                    ExecError::Unsupported(format!(
-                        "internal: the scan of {table} needs a column that was not read"
-                    ))
-                })?;
-                let size = self.batch_size;
-                let morsels: Vec<RecordBatch> = data
-                    .batches
-                    .iter()
-                    .flat_map(|b| {
-                        let n = b.num_rows();
-                        (0..n.div_ceil(size).max(1)).map(move |i| {
-                            let start = (i * size).min(n);
-                            b.slice(start, size.min(n - start))
-                        })
-                    })
-                    .filter(|b| b.num_rows() > 0)
-                    .collect();
-                morsels.par_iter().try_for_each(|b| {
-                    let projected = b
-                        .project(&held)
-                        .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?;
-                    out(projected)
-                })
-            }
+            Operator::Scan { .. } => self.scan(plan, None, sink),
             Operator::Values { batches } => {
                 for b in batches {
                     out(b.clone())?;
@@ -142,18 +204,30 @@ impl Run<'_> {
                 input,
                 predicate,
                 keep,
-            } => self.push(input, &|b: RecordBatch| {
-                let start = Instant::now();
-                let mask = predicate.evaluate_predicate(&b)?;
-                let kept = b.project(keep).map_err(|e| ExecError::arrow("filter", e))?;
-                let filtered = arrow_select::filter::filter_record_batch(&kept, &mask)
-                    .map_err(|e| ExecError::arrow("filter", e))?;
-                metrics.add_time(start.elapsed());
-                if filtered.num_rows() == 0 {
-                    return Ok(());
+            } => {
+                let filter = |b: RecordBatch| {
+                    let start = Instant::now();
+                    let mask = predicate.evaluate_predicate(&b)?;
+                    let kept = b.project(keep).map_err(|e| ExecError::arrow("filter", e))?;
+                    let filtered = arrow_select::filter::filter_record_batch(&kept, &mask)
+                        .map_err(|e| ExecError::arrow("filter", e))?;
+                    metrics.add_time(start.elapsed());
+                    if filtered.num_rows() == 0 {
+                        return Ok(());
+                    }
+                    out(filtered)
+                };
+                match &input.operator {
+                    // A source reading files can skip what the filter
+                    // cannot keep (Parquet row groups by their statistics).
+                    Operator::Scan { columns, .. } => {
+                        let hint =
+                            ScanFilter::from_predicate(predicate, &|i| columns.get(i).copied());
+                        self.scan(input, hint.as_ref(), &filter)
+                    }
+                    _ => self.push(input, &filter),
                 }
-                out(filtered)
-            }),
+            }
             Operator::Project { input, exprs } => self.push(input, &|b: RecordBatch| {
                 let start = Instant::now();
                 let columns = exprs

@@ -1,13 +1,77 @@
 //! The data a plan's scans read: registered tables' batches, held in
-//! memory for the session or read for one query.
+//! memory for the session or read for one query, or a [`TableSource`] that
+//! reads them while the scan runs.
+//!
+//! A table whose [`TableData::source`] is set (a file table the session
+//! reads lazily) has no batches: its scan asks the source for the columns
+//! it uses, with what its filter says about the rows it keeps
+//! ([`ScanFilter`]), and the source pushes batches as it decodes them, so
+//! a query holds the batches in flight, not the whole table; a sink's
+//! error (a satisfied LIMIT's stop signal included) ends the read.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
-use crate::kernels::MemoryReservation;
+use crate::exec::Result;
+use crate::exec::run::Sink;
+use crate::expr::ScanFilter;
+use crate::kernels::{MemoryBudget, MemoryReservation};
+
+/// What a scan asks of a [`TableSource`].
+#[derive(Debug)]
+pub struct ScanRequest<'a> {
+    /// The table columns to read, in the order the batches must hold them
+    /// (at least one: a scan of no columns asks for the first, whose
+    /// length gives the row count).
+    pub columns: &'a [usize],
+    /// What the filter right above the scan keeps, over table columns: a
+    /// source may leave out parts of its data (Parquet row groups) whose
+    /// statistics prove no row passes it. The filter itself still runs on
+    /// every row pushed, so this is an optimisation only.
+    pub filter: Option<&'a ScanFilter>,
+    /// Rows per batch the scan wants (a source may push smaller batches;
+    /// larger ones are sliced).
+    pub batch_size: usize,
+    /// The query's memory budget: batches decoded and not yet handed on
+    /// are charged to it.
+    pub budget: &'a MemoryBudget,
+}
+
+/// What a [`TableSource`] read for one scan (EXPLAIN ANALYZE).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanReport {
+    /// Rows left out as unreadable (`csv.ignore-parse-errors`), when the
+    /// table's options skip such rows.
+    pub skipped_rows: Option<u64>,
+    /// Parquet row groups: how many were read (started) of how many the
+    /// files hold, when the table has any Parquet files.
+    pub row_groups: Option<(u64, u64)>,
+}
+
+/// Rows read while a scan runs (a file table read lazily).
+pub trait TableSource: Send + Sync + fmt::Debug {
+    /// Reads the columns `request` asks for, pushing batches into `sink`
+    /// (from any thread of the current rayon pool) as they are decoded,
+    /// and stops at the first error, the sink's included. What it read is
+    /// in `report`, also when it stopped early.
+    ///
+    /// # Errors
+    ///
+    /// The sink's first error, [`ExecError::Memory`](crate::exec::ExecError)
+    /// when a batch does not fit the budget, or
+    /// [`ExecError::Source`](crate::exec::ExecError) for a file that cannot
+    /// be read.
+    fn scan(
+        &self,
+        request: &ScanRequest<'_>,
+        sink: &Sink<'_>,
+        report: &mut ScanReport,
+    ) -> Result<()>;
+}
 
 /// One registered table's data: its schema and batches.
 ///
@@ -26,6 +90,9 @@ pub struct TableData {
     /// The memory budget's reservation for the batches, given back when
     /// the last copy of this data is dropped.
     pub charge: Option<Arc<MemoryReservation>>,
+    /// Where the rows come from when they are read while the query runs
+    /// (then `batches` is empty and every column can be read).
+    pub source: Option<Arc<dyn TableSource>>,
 }
 
 impl TableData {
@@ -36,6 +103,15 @@ impl TableData {
             batches,
             columns: None,
             charge: None,
+            source: None,
+        }
+    }
+
+    /// A table of `schema` whose rows `source` reads while a scan runs.
+    pub fn from_source(schema: SchemaRef, source: Arc<dyn TableSource>) -> Self {
+        TableData {
+            source: Some(source),
+            ..TableData::new(schema, Vec::new())
         }
     }
 
