@@ -285,7 +285,11 @@ fn read_records<'a, E>(
         options,
         schema,
         declared: declared.is_some() && !inferred,
-        builders: (0..width).map(|_| StringBuilder::new()).collect(),
+        // small to start (they grow as rows come): 40,000 columns of
+        // default-sized builders would reserve 200 MB before the first row
+        builders: (0..width)
+            .map(|_| StringBuilder::with_capacity(16, 256))
+            .collect(),
         lines: Vec::new(),
         skipped: 0,
     };

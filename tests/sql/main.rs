@@ -31,3 +31,4 @@ mod set_ops;
 mod tpch;
 mod tpch_hints;
 mod views;
+mod wide_tables;

@@ -200,15 +200,11 @@ impl Run<'_> {
             }
             return result;
         }
-        let held = columns
-            .iter()
-            .map(|&c| data.position(c))
-            .collect::<Option<Vec<usize>>>()
-            .ok_or_else(|| {
-                ExecError::Unsupported(format!(
-                    "internal: the scan of {table} needs a column that was not read"
-                ))
-            })?;
+        let held = data.positions(columns).ok_or_else(|| {
+            ExecError::Unsupported(format!(
+                "internal: the scan of {table} needs a column that was not read"
+            ))
+        })?;
         let morsels: Vec<RecordBatch> = data.batches.iter().flat_map(morsels).collect();
         morsels.par_iter().try_for_each(|b| {
             let projected = b

@@ -135,6 +135,20 @@ impl TableData {
             Some(held) => held.iter().position(|&c| c == column),
         }
     }
+
+    /// Where each of the table columns `columns` is in the batches (`None`
+    /// if one is not held): one pass over the held columns, not one per
+    /// column (a scan of a 40,000-column table reads them all).
+    pub fn positions(&self, columns: &[usize]) -> Option<Vec<usize>> {
+        let Some(held) = &self.columns else {
+            return columns.iter().map(|&c| self.position(c)).collect();
+        };
+        let mut at = HashMap::with_capacity(held.len());
+        for (i, &c) in held.iter().enumerate() {
+            at.entry(c).or_insert(i);
+        }
+        columns.iter().map(|c| at.get(c).copied()).collect()
+    }
 }
 
 /// Registered tables by name.

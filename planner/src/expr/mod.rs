@@ -35,6 +35,7 @@
 //! See [`PhysicalExpr::compile`].
 
 mod coerce;
+mod column_index;
 mod compile;
 mod conditional;
 mod context;

@@ -22,6 +22,7 @@ use datafusion_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF, TableSource, Wind
 
 use super::blocks::block_marker_udf;
 use super::error::SqlError;
+use super::wildcard::wildcard_marker_udf;
 
 /// Statistics about a table that the physical planner's cost model reads
 /// (HINTS.md H15). Every field is optional: unknown is a valid answer.
@@ -200,6 +201,8 @@ fn registry() -> &'static FunctionRegistry {
         let mut scalar = HashMap::new();
         let marker = Arc::new(block_marker_udf());
         scalar.insert(marker.name().to_string(), marker);
+        let wildcard = Arc::new(wildcard_marker_udf());
+        scalar.insert(wildcard.name().to_string(), wildcard);
         for f in datafusion_functions::all_default_functions() {
             for alias in f.aliases() {
                 scalar.insert(alias.clone(), Arc::clone(&f));

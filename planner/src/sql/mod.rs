@@ -44,6 +44,7 @@ mod statement;
 mod subquery;
 mod unsupported;
 mod views;
+mod wildcard;
 
 use datafusion_expr::LogicalPlan;
 

@@ -53,6 +53,7 @@ use super::blocks::{self, AstBlock, QueryBlock};
 use super::catalog::{Catalog, ViewDef};
 use super::error::SqlError;
 use super::hint_comments::{HintComments, RawHintBlock};
+use super::wildcard;
 
 /// How deep views may read views (a view reading a view is one level).
 pub const VIEW_NESTING_LIMIT: usize = 256;
@@ -117,6 +118,21 @@ impl TableSource for ViewSource {
     fn get_logical_plan(&self) -> Option<Cow<'_, LogicalPlan>> {
         Some(Cow::Borrowed(&self.plan))
     }
+}
+
+/// Plans one marked statement with `SqlToRel`, a plain `*` of its own
+/// SELECT expanded by tenon (`super::wildcard`: linear in the columns);
+/// when that does not apply or fails, the statement as it is.
+fn plan_statement(expansion: &Expansion<'_>, statement: Statement) -> DfResult<LogicalPlan> {
+    if let Some(marked) = wildcard::mark_wildcards(&statement) {
+        let planned = SqlToRel::new(expansion)
+            .sql_statement_to_plan(marked.statement.clone())
+            .and_then(|plan| wildcard::expand_wildcards(plan, &marked));
+        if let Ok(plan) = planned {
+            return Ok(plan);
+        }
+    }
+    SqlToRel::new(expansion).sql_statement_to_plan(statement)
 }
 
 /// Parses `sql` as exactly one query.
@@ -188,7 +204,7 @@ impl<'a> Expansion<'a> {
             });
             state.blocks = marked.blocks;
         }
-        let plan = SqlToRel::new(&expansion).sql_statement_to_plan(statement)?;
+        let plan = plan_statement(&expansion, statement)?;
         Ok((plan, expansion))
     }
 
@@ -243,13 +259,15 @@ impl<'a> Expansion<'a> {
             });
             state.blocks.extend(marked.blocks);
         }
-        let plan = SqlToRel::new(self).sql_statement_to_plan(statement)?;
+        let plan = plan_statement(self, statement)?;
         let plan = rename_columns(plan, &view.columns)?;
-        let names: Vec<&String> = plan.schema().fields().iter().map(|f| f.name()).collect();
-        if let Some((_, name)) = names
+        let mut names = std::collections::HashSet::new();
+        if let Some(name) = plan
+            .schema()
+            .fields()
             .iter()
-            .enumerate()
-            .find(|(i, n)| names[..*i].contains(n))
+            .map(|f| f.name())
+            .find(|n| !names.insert(*n))
         {
             return Err(SqlError::Plan(format!(
                 "two columns of the view are named `{name}`: give them distinct names \

@@ -216,17 +216,14 @@ impl Lowering<'_> {
             }
             LogicalPlan::Projection(projection) => {
                 let input_schema = projection.input.schema();
-                let mut exprs = Vec::with_capacity(need.len());
-                for &c in need {
-                    exprs.push(PhysicalExpr::compile(
-                        &projection.expr[c],
-                        input_schema,
-                        self.ctx,
-                    )?);
-                }
-                let child_need = exprs
-                    .iter()
-                    .fold(Vec::new(), |acc, e| union(acc, e.columns()));
+                // one index of the input's columns for all the expressions,
+                // one sort of the columns they read: linear in a wide list
+                let exprs = PhysicalExpr::compile_each(
+                    need.iter().map(|&c| &projection.expr[c]),
+                    input_schema,
+                    self.ctx,
+                )?;
+                let child_need = union(Vec::new(), exprs.iter().flat_map(|e| e.columns()));
                 let child = self.child(&projection.input, path, 0, &child_need)?;
                 let pos = child.positions(input_schema.fields().len());
                 let exprs: Vec<PhysicalExpr> = exprs.iter().map(|e| bind(e, &pos)).collect();
