@@ -46,9 +46,11 @@ pub(crate) struct QueryArgs {
     /// and charged to memory_limit while a query runs.
     #[arg(long = "memory-table", value_name = "NAME=PATH")]
     memory_tables: Vec<String>,
-    /// Output format: table, csv, json, ndjson, parquet, arrow.
-    #[arg(long, default_value = "table")]
-    format: String,
+    /// Output format: table, csv, json, ndjson, parquet, arrow. Default:
+    /// from --output's extension (.csv, .json, .ndjson/.jsonl, .parquet,
+    /// .arrow/.ipc/.feather), else table.
+    #[arg(long)]
+    format: Option<String>,
     /// Write the result (or the plan) to PATH instead of stdout. A regular
     /// file (or a new one; a symbolic link is followed to its file) is
     /// complete or absent: written to a hidden temporary file beside it,
@@ -172,11 +174,28 @@ enum Final {
     Nothing,
 }
 
+/// The output format: `--format`'s, else the one `--output`'s extension
+/// names (a Parquet file is not written as a text table by mistake), else
+/// the table.
+fn output_format(
+    format: Option<&str>,
+    output: Option<&std::path::Path>,
+) -> Result<OutputFormat, CliError> {
+    if let Some(f) = format {
+        return f
+            .parse()
+            .map_err(|e| CliError::usage(format!("--format: {e}")));
+    }
+    let by_extension = output
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .filter(|e| !e.eq_ignore_ascii_case("table"))
+        .and_then(|e| e.parse().ok());
+    Ok(by_extension.unwrap_or(OutputFormat::Table))
+}
+
 pub(crate) fn run(args: QueryArgs) -> Result<(), CliError> {
-    let format: OutputFormat = args
-        .format
-        .parse()
-        .map_err(|e| CliError::usage(format!("--format: {e}")))?;
+    let format = output_format(args.format.as_deref(), args.output.as_deref())?;
     if args.sql.is_none() && args.file.is_none() {
         return Err(CliError::usage(
             "no query given: write the SQL as the argument, e.g. \

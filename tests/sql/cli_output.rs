@@ -438,3 +438,41 @@ fn a_10mb_cell_in_table_format_is_cut_short_with_a_note() {
     let csv = ok(&["--format", "csv", sql]);
     assert_eq!(csv.len(), "k,s\n1,\n".len() + 10_000_000);
 }
+
+#[test]
+fn output_to_a_parquet_path_without_format_wrote_a_text_table() {
+    let dir = temp_dir("cli-output-extension");
+    let parquet = dir.join("nations.parquet");
+    ok(&["--output", parquet.to_str().unwrap(), SQL]);
+    // the file is Parquet (magic bytes at both ends), and reads back
+    let bytes = std::fs::read(&parquet).unwrap();
+    assert!(
+        bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"),
+        "not Parquet: {:?}",
+        String::from_utf8_lossy(&bytes[..bytes.len().min(80)])
+    );
+    let table = format!("p={}", parquet.display());
+    let back = ok(&[
+        "--table",
+        &table,
+        "--format",
+        "csv",
+        "SELECT n_nationkey, n_name FROM p ORDER BY n_nationkey",
+    ]);
+    assert_eq!(back, expected_csv());
+    // .csv is CSV; an explicit --format wins over the extension
+    let csv = dir.join("nations.csv");
+    ok(&["--output", csv.to_str().unwrap(), SQL]);
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), expected_csv());
+    let txt = dir.join("nations.csv.txt");
+    ok(&["--format", "csv", "--output", txt.to_str().unwrap(), SQL]);
+    assert_eq!(std::fs::read_to_string(&txt).unwrap(), expected_csv());
+    // an extension that names no format keeps the table
+    let plain = dir.join("nations.txt");
+    ok(&["--output", plain.to_str().unwrap(), SQL]);
+    assert_eq!(
+        std::fs::read_to_string(&plain).unwrap(),
+        ok(&[SQL]),
+        "a .txt file gets the table stdout gets"
+    );
+}
