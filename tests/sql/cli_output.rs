@@ -253,6 +253,19 @@ fn start_long_query(dir: &Path, path: &Path) -> Child {
 }
 
 /// Waits for `child` at most `limit`, killing it after that.
+/// Waits for `child` as [`wait_at_most`] does, then reads its stderr.
+fn wait_with_stderr(child: &mut Child, limit: Duration) -> (std::process::ExitStatus, String) {
+    let status = wait_at_most(child, limit);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status, err)
+}
+
 fn wait_at_most(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
     let start = Instant::now();
     loop {
@@ -280,14 +293,7 @@ fn sigint_and_sigterm_remove_the_temporary_file_and_exit_130_143() {
             .unwrap();
         assert!(sent.success());
         // promptly: not after the query would have finished
-        let status = wait_at_most(&mut child, Duration::from_secs(30));
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
+        let (status, err) = wait_with_stderr(&mut child, Duration::from_secs(30));
         assert_eq!(status.code(), Some(code), "{name}: {err}");
         assert!(
             err.starts_with("error: ") && err.contains("cancelled") && err.contains(name),
@@ -337,14 +343,7 @@ fn broken_pipe_ends_quietly_with_exit_0() {
         .unwrap();
     assert!(first.starts_with("l_orderkey,"), "{first}");
     // the reader is gone
-    let status = wait_at_most(&mut child, Duration::from_secs(120));
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let (status, err) = wait_with_stderr(&mut child, Duration::from_secs(120));
     assert_eq!(status.code(), Some(0), "{err}");
     assert!(err.is_empty(), "{err}");
 }
