@@ -63,7 +63,7 @@ pub struct Config {
     /// Rows per batch, from 1 to [`MAX_BATCH_SIZE`].
     pub batch_size: usize,
     /// A join input estimated at or below this many bytes may be broadcast
-    /// by the default choice (HINTS.md H15).
+    /// by the default choice (docs/hints.md H15).
     pub broadcast_threshold: u64,
     /// Lenient or strict hints.
     pub hint_mode: HintMode,

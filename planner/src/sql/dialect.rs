@@ -1,5 +1,5 @@
 //! tenon's SQL dialect: sqlparser's [`GenericDialect`] with SQL's operator
-//! precedence for `IS [NOT] DISTINCT FROM` (HINTS.md J06).
+//! precedence for `IS [NOT] DISTINCT FROM` (docs/hints.md J06).
 //!
 //! sqlparser 0.62 reads the right operand of `IS [NOT] DISTINCT FROM` with
 //! `parse_expr`, i.e. as a whole expression, so

@@ -76,7 +76,7 @@ pub struct JoinCondition {
 
 impl JoinCondition {
     /// Whether the join has equi keys (BROADCAST, SHUFFLE_HASH and
-    /// SHUFFLE_MERGE need them, HINTS.md §2).
+    /// SHUFFLE_MERGE need them, docs/hints.md §2).
     pub fn is_equi(&self) -> bool {
         !self.keys.is_empty()
     }

@@ -21,7 +21,7 @@
 //! Hint *text* is not parsed here: each [`QueryBlock`] carries the raw
 //! [`RawHintBlock`] after its `SELECT` and the table hints of its FROM
 //! clause; `crate::hints` parses and resolves them against the block's joins
-//! ([`JoinRef`], inputs named as in HINTS.md H12/H32).
+//! ([`JoinRef`], inputs named as in docs/hints.md H12/H32).
 //!
 //! Views ([`ViewDef`] in the [`Catalog`]) are planned where they are read,
 //! as derived tables with their own query blocks (`views`).
@@ -105,7 +105,7 @@ pub struct PlannedQuery {
     /// (numbered in pre-order over its SELECTs), then those of the views
     /// it reads (one set per reference to a view).
     pub blocks: Vec<QueryBlock>,
-    /// Block ids in the order EXPLAIN lists their joins (CLI.md): each
+    /// Block ids in the order EXPLAIN lists their joins (docs/cli.md): each
     /// block after the blocks nested in it (subqueries, CTEs, UNION
     /// branches in source order), a view's blocks right before the block
     /// that reads the view.

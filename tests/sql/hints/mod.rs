@@ -1,4 +1,4 @@
-//! The rules of `../shared/spec/HINTS.md` that can be observed from SQL,
+//! The rules of `docs/hints.md` that can be observed from SQL,
 //! one test per rule (named after it), through the Session API with data:
 //! each asserts the strategy and build side EXPLAIN reports and that the
 //! rows are the reference's. Then every join hint example of the seed
