@@ -31,8 +31,8 @@ pub enum ConfigError {
 }
 
 /// The most worker threads a [`Config`] accepts. A pool far larger than
-/// the machine's cores only adds switching (100,000 threads for a count
-/// over 25 rows ran for minutes on 2 cores); 1024 is more than any machine
+/// the machine's cores only adds switching, and starting tens of thousands
+/// of threads takes longer than most queries; 1024 is more than any machine
 /// tenon runs on has cores, and few enough to start at once.
 pub const MAX_THREADS: usize = 1024;
 
@@ -69,7 +69,9 @@ pub struct Config {
     pub hint_mode: HintMode,
     /// Strategies neither hints nor the default choice may use (H16).
     pub disabled_strategies: Vec<Strategy>,
-    /// Memory limit in bytes for the join kernels; `None`: unlimited.
+    /// Memory limit in bytes for the data a query holds (batches read from
+    /// files, join inputs and tables, GROUP BY groups, sort buffers, ...);
+    /// `None`: unlimited.
     pub memory_limit: Option<u64>,
 }
 
