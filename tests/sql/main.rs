@@ -14,6 +14,7 @@ mod ddl;
 mod deep_sql;
 mod differential;
 mod differential_duckdb;
+mod docs_contract;
 mod error_words;
 mod errors;
 mod floats;
