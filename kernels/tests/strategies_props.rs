@@ -20,8 +20,8 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use tenon_kernels::{
-    CmpOp, HashJoin, HashJoinMode, JoinFilter, JoinInput, JoinSide, JoinType, KernelError,
-    NestedLoopJoin, RangeCondition, SortMergeJoin,
+    CmpOp, HashJoin, HashJoinMode, JoinFilter, JoinInput, JoinKernel, JoinSide, JoinType,
+    KernelError, NestedLoopJoin, RangeCondition, SortMergeJoin,
 };
 
 use common::reference::RefJoin;

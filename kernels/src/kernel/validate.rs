@@ -3,9 +3,10 @@
 
 use arrow_schema::{DataType, Schema};
 
+use super::input::JoinInput;
 use crate::error::{KernelError, Result};
-use crate::hash::JoinInput;
 use crate::join_type::JoinType;
+use crate::keys::KeyKind;
 
 /// Largest row count of one side (row indices are `u32`).
 pub(crate) const MAX_ROWS: usize = u32::MAX as usize - 1;
@@ -70,6 +71,27 @@ pub(crate) fn check_keys(
         types.push(lt.clone());
     }
     Ok(types)
+}
+
+/// The checks of a kernel with equality keys (hash, sort-merge): the key
+/// pairs `on`, NOT IN's rules, a forced partition count and both inputs.
+/// Returns the key types and how they are encoded.
+pub(crate) fn check_equi_join(
+    kernel: &str,
+    on: &[(usize, usize)],
+    join_type: JoinType,
+    null_equal: bool,
+    partitions: Option<usize>,
+    left: &JoinInput,
+    right: &JoinInput,
+) -> Result<(Vec<DataType>, KeyKind)> {
+    let types = check_keys(kernel, on, left.schema(), right.schema())?;
+    check_not_in(join_type, on.len(), null_equal)?;
+    check_partitions(partitions)?;
+    check_input(left, "left")?;
+    check_input(right, "right")?;
+    let kind = KeyKind::try_new(&types)?;
+    Ok((types, kind))
 }
 
 /// A null-aware anti join (NOT IN) has exactly one key and its own NULL
