@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use tenon::datasets::{Workload, generate, split_batches};
-use tenon::kernels::{HashJoin, HashJoinMode, JoinInput, JoinKernel, JoinSide, JoinType, Strategy};
+use tenon::kernels::{HashJoin, HashJoinMode, JoinInput, JoinSide, JoinType, Strategy};
 use tenon::measure::count_and_sum;
 
 // The same allocator as the `tenon` binary (see src/main.rs).
