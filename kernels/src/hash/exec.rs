@@ -57,7 +57,7 @@ use crate::kernel::concat::one_batch;
 use crate::kernel::dispatch::with_key_encoding;
 use crate::kernel::emit::{BatchSink, Emitter};
 use crate::kernel::output::OutputLayout;
-use crate::kernel::validate::{check_equi_join, same_types};
+use crate::kernel::validate::same_types;
 use crate::kernel::{JoinInput, ProbeFeed};
 use crate::keys::{KeyKind, KeySource, key_nulls};
 use crate::memory::MemoryReservation;
@@ -111,20 +111,11 @@ impl<'a> Prepared<'a> {
         left: &'a JoinInput,
         right: &'a JoinInput,
     ) -> Result<Self> {
-        let (_, kind) = check_equi_join(
-            "hash join",
-            &join.on,
-            join.join_type,
-            join.null_equal,
-            join.partitions,
-            left,
-            right,
-        )?;
+        let (_, kind) = join.keys.check("hash join", join.join_type, left, right)?;
         let layout = join
             .options
             .layout(join.join_type, left.schema(), right.schema())?;
-        let lkeys: Vec<usize> = join.on.iter().map(|p| p.0).collect();
-        let rkeys: Vec<usize> = join.on.iter().map(|p| p.1).collect();
+        let (lkeys, rkeys) = (join.keys.left_columns(), join.keys.right_columns());
         let (build, probe, build_keys, probe_keys) = match join.build_side {
             JoinSide::Left => (left, right, lkeys, rkeys),
             JoinSide::Right => (right, left, rkeys, lkeys),
@@ -156,8 +147,8 @@ impl<'a> Prepared<'a> {
         let n_build = build.num_rows();
         let bcols = key_columns(&build, &self.build_keys);
         let bkeys = S::encode(&self.kind, &bcols)?;
-        let bnulls = key_nulls(&bcols, &self.kind, self.join.null_equal);
-        let bits = match (self.join.mode, self.join.partitions) {
+        let bnulls = key_nulls(&bcols, &self.kind, self.join.keys.null_equal);
+        let bits = match (self.join.mode, self.join.keys.partitions) {
             (HashJoinMode::Broadcast, _) => 0,
             (HashJoinMode::Partitioned, Some(p)) => p.trailing_zeros(),
             (HashJoinMode::Partitioned, None) => partition_bits(n_build),
@@ -259,7 +250,7 @@ impl<'a> Prepared<'a> {
             };
         }
         Candidates {
-            null_group: self.join.null_equal.then_some(build_nulls),
+            null_group: self.join.keys.null_equal.then_some(build_nulls),
             extra: &[],
             first_only,
         }
@@ -325,7 +316,7 @@ impl<'a> Prepared<'a> {
             probe_rows.fetch_add(len, Ordering::Relaxed);
             let cols = key_columns(batch, &self.probe_keys);
             let keys = S::encode(&self.kind, &cols)?;
-            let nulls = key_nulls(&cols, &self.kind, self.join.null_equal);
+            let nulls = key_nulls(&cols, &self.kind, self.join.keys.null_equal);
             if nulls.is_some() {
                 any_null.store(true, Ordering::Relaxed);
             }
@@ -481,7 +472,7 @@ impl<'a> Prepared<'a> {
     /// candidates (null-equal joins, NOT IN), which need the hash table's
     /// NULL group.
     fn key_range<S: KeySource>(&self, b: &BuildSide<'_, S>) -> Option<KeyRange> {
-        if self.join.null_equal || self.roles.null_aware {
+        if self.join.keys.null_equal || self.roles.null_aware {
             return None;
         }
         S::word(S::Tag::default())?;

@@ -54,6 +54,7 @@ pub(crate) mod table;
 use crate::error::{KernelError, Result};
 use crate::join_type::{JoinSide, JoinType};
 use crate::kernel::join_kernel::options_and_join_type;
+use crate::kernel::validate::EquiKeys;
 use crate::kernel::{
     BatchSink, FedProbe, Join, JoinInput, JoinKernel, JoinOptions, ProbeFeed, Strategy,
 };
@@ -83,11 +84,9 @@ pub enum HashJoinMode {
 #[derive(Debug, Clone)]
 pub struct HashJoin {
     pub(crate) join_type: JoinType,
-    pub(crate) on: Vec<(usize, usize)>,
-    pub(crate) null_equal: bool,
+    pub(crate) keys: EquiKeys,
     pub(crate) build_side: JoinSide,
     pub(crate) mode: HashJoinMode,
-    pub(crate) partitions: Option<usize>,
     pub(crate) options: JoinOptions,
 }
 
@@ -97,11 +96,9 @@ impl HashJoin {
     pub fn new(join_type: JoinType, on: Vec<(usize, usize)>) -> Self {
         HashJoin {
             join_type,
-            on,
-            null_equal: false,
+            keys: EquiKeys::new(on),
             build_side: JoinSide::Right,
             mode: HashJoinMode::Partitioned,
-            partitions: None,
             options: JoinOptions::default(),
         }
     }
@@ -113,7 +110,7 @@ impl HashJoin {
 
     /// Compare keys with `IS NOT DISTINCT FROM`: NULL matches NULL.
     pub fn null_equal(mut self, yes: bool) -> Self {
-        self.null_equal = yes;
+        self.keys.null_equal = yes;
         self
     }
 
@@ -132,7 +129,7 @@ impl HashJoin {
     /// The partition count of the partitioned mode (a power of two from 1
     /// to 65536); by default chosen from the build side's size.
     pub fn partitions(mut self, n: usize) -> Self {
-        self.partitions = Some(n);
+        self.keys.partitions = Some(n);
         self
     }
 
@@ -249,7 +246,8 @@ impl FedProbe for HashJoin {
                     .into(),
             ));
         }
-        let unpartitioned = self.partitions.is_none() && !self.partitions_build(build.num_rows());
+        let unpartitioned =
+            self.keys.partitions.is_none() && !self.partitions_build(build.num_rows());
         let threads = self.options.threads;
         if self.mode == HashJoinMode::Broadcast || unpartitioned {
             let prepared = exec::Prepared::new(self, left, right)?;

@@ -48,7 +48,7 @@ impl Prepared<'_> {
             .par_iter()
             .map(|batch| {
                 let cols = key_columns(batch, &self.probe_keys);
-                let nulls = key_nulls(&cols, &self.kind, self.join.null_equal);
+                let nulls = key_nulls(&cols, &self.kind, self.join.keys.null_equal);
                 Ok((S::encode(&self.kind, &cols)?, nulls))
             })
             .collect::<Result<_>>()?;

@@ -73,25 +73,56 @@ pub(crate) fn check_keys(
     Ok(types)
 }
 
-/// The checks of a kernel with equality keys (hash, sort-merge): the key
-/// pairs `on`, NOT IN's rules, a forced partition count and both inputs.
-/// Returns the key types and how they are encoded.
-pub(crate) fn check_equi_join(
-    kernel: &str,
-    on: &[(usize, usize)],
-    join_type: JoinType,
-    null_equal: bool,
-    partitions: Option<usize>,
-    left: &JoinInput,
-    right: &JoinInput,
-) -> Result<(Vec<DataType>, KeyKind)> {
-    let types = check_keys(kernel, on, left.schema(), right.schema())?;
-    check_not_in(join_type, on.len(), null_equal)?;
-    check_partitions(partitions)?;
-    check_input(left, "left")?;
-    check_input(right, "right")?;
-    let kind = KeyKind::try_new(&types)?;
-    Ok((types, kind))
+/// The equality keys of a kernel that joins on key pairs (hash,
+/// sort-merge), and the options that go with them.
+#[derive(Debug, Clone)]
+pub(crate) struct EquiKeys {
+    /// `(left column, right column)` pairs, compared with SQL `=`.
+    pub on: Vec<(usize, usize)>,
+    /// Compare with `IS NOT DISTINCT FROM` (NULL matches NULL).
+    pub null_equal: bool,
+    /// A forced partition count (a power of two), else chosen by size.
+    pub partitions: Option<usize>,
+}
+
+impl EquiKeys {
+    /// Keys `on`, NULL never equal, the partition count left to the kernel.
+    pub(crate) fn new(on: Vec<(usize, usize)>) -> Self {
+        EquiKeys {
+            on,
+            null_equal: false,
+            partitions: None,
+        }
+    }
+
+    /// The checks of a `kernel` ("hash join") of `join_type` over these
+    /// inputs: the key pairs, NOT IN's rules, the partition count and both
+    /// inputs. Returns the key types and how they are encoded.
+    pub(crate) fn check(
+        &self,
+        kernel: &str,
+        join_type: JoinType,
+        left: &JoinInput,
+        right: &JoinInput,
+    ) -> Result<(Vec<DataType>, KeyKind)> {
+        let types = check_keys(kernel, &self.on, left.schema(), right.schema())?;
+        check_not_in(join_type, self.on.len(), self.null_equal)?;
+        check_partitions(self.partitions)?;
+        check_input(left, "left")?;
+        check_input(right, "right")?;
+        let kind = KeyKind::try_new(&types)?;
+        Ok((types, kind))
+    }
+
+    /// The key columns of the left input, in key order.
+    pub(crate) fn left_columns(&self) -> Vec<usize> {
+        self.on.iter().map(|p| p.0).collect()
+    }
+
+    /// The key columns of the right input, in key order.
+    pub(crate) fn right_columns(&self) -> Vec<usize> {
+        self.on.iter().map(|p| p.1).collect()
+    }
 }
 
 /// A null-aware anti join (NOT IN) has exactly one key and its own NULL

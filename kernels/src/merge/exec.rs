@@ -88,7 +88,7 @@ impl Prepared<'_> {
         } else {
             (probe_in.batches(), build_batches)
         };
-        let (kind, ne) = (&self.kind, join.null_equal);
+        let (kind, ne) = (&self.kind, join.keys.null_equal);
         let lk = SideKeys::<S>::encode(kind, self.left.schema().clone(), lb, &self.left_keys, ne)?;
         let rk =
             SideKeys::<S>::encode(kind, self.right.schema().clone(), rb, &self.right_keys, ne)?;
@@ -249,7 +249,7 @@ impl Prepared<'_> {
         // NULL keys: one more run in null-equal mode (composite keys carry
         // their NULLs inside the row encoding and have none here).
         let mut pairs = Pairs::default();
-        if join.null_equal {
+        if join.keys.null_equal {
             runs.run(&lnulls[..], &rnulls[..], &mut pairs)?;
         }
         if roles.null_aware {
@@ -294,7 +294,7 @@ impl Prepared<'_> {
         nr: usize,
     ) -> Result<Layout<S::K>> {
         let join = self.join;
-        let bits = match join.partitions {
+        let bits = match join.keys.partitions {
             Some(p) => p.trailing_zeros(),
             None if join.presorted == (true, true) => 0,
             None => (nl + nr)

@@ -116,6 +116,7 @@ use crate::condition::RangeCondition;
 use crate::error::Result;
 use crate::join_type::JoinType;
 use crate::kernel::join_kernel::options_and_join_type;
+use crate::kernel::validate::EquiKeys;
 use crate::kernel::{BatchSink, Join, JoinInput, JoinKernel, JoinOptions, Strategy};
 
 /// A sort-merge join: its type, keys and options. Build it with the
@@ -157,11 +158,9 @@ use crate::kernel::{BatchSink, Join, JoinInput, JoinKernel, JoinOptions, Strateg
 #[derive(Debug, Clone)]
 pub struct SortMergeJoin {
     pub(crate) join_type: JoinType,
-    pub(crate) on: Vec<(usize, usize)>,
-    pub(crate) null_equal: bool,
+    pub(crate) keys: EquiKeys,
     pub(crate) presorted: (bool, bool),
     pub(crate) ranges: Vec<RangeCondition>,
-    pub(crate) partitions: Option<usize>,
     pub(crate) options: JoinOptions,
 }
 
@@ -171,18 +170,16 @@ impl SortMergeJoin {
     pub fn new(join_type: JoinType, on: Vec<(usize, usize)>) -> Self {
         SortMergeJoin {
             join_type,
-            on,
-            null_equal: false,
+            keys: EquiKeys::new(on),
             presorted: (false, false),
             ranges: Vec::new(),
-            partitions: None,
             options: JoinOptions::default(),
         }
     }
 
     /// Compare keys with `IS NOT DISTINCT FROM`: NULL matches NULL.
     pub fn null_equal(mut self, yes: bool) -> Self {
-        self.null_equal = yes;
+        self.keys.null_equal = yes;
         self
     }
 
@@ -211,7 +208,7 @@ impl SortMergeJoin {
     /// two from 1 to 65536); by default chosen from the input sizes (about
     /// 16K entries of both sides per partition).
     pub fn partitions(mut self, n: usize) -> Self {
-        self.partitions = Some(n);
+        self.keys.partitions = Some(n);
         self
     }
 }

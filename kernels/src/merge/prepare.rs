@@ -13,7 +13,6 @@ use crate::error::{KernelError, Result};
 use crate::join_type::{JoinSide, Roles};
 use crate::kernel::JoinInput;
 use crate::kernel::output::OutputLayout;
-use crate::kernel::validate::check_equi_join;
 use crate::keys::KeyKind;
 
 /// Rows per chunk of the parallel presorted check.
@@ -43,15 +42,9 @@ impl<'a> Prepared<'a> {
         right: &'a JoinInput,
     ) -> Result<Self> {
         let (ls, rs) = (left.schema(), right.schema());
-        let (types, kind) = check_equi_join(
-            "sort-merge join",
-            &join.on,
-            join.join_type,
-            join.null_equal,
-            join.partitions,
-            left,
-            right,
-        )?;
+        let (types, kind) = join
+            .keys
+            .check("sort-merge join", join.join_type, left, right)?;
         for (i, c) in join.ranges.iter().enumerate() {
             crate::condition::check_condition(i, c, ls, rs)?;
         }
@@ -73,8 +66,8 @@ impl<'a> Prepared<'a> {
             left,
             right,
             build_side,
-            left_keys: join.on.iter().map(|p| p.0).collect(),
-            right_keys: join.on.iter().map(|p| p.1).collect(),
+            left_keys: join.keys.left_columns(),
+            right_keys: join.keys.right_columns(),
         })
     }
 }
