@@ -1,5 +1,5 @@
 //! `FedProbe::for_each_fed` of the hash join (the probe side pushed batch by batch, from
-//! several threads) gives the rows `HashJoin::for_each` gives over the same
+//! several threads) gives the rows `JoinKernel::for_each` gives over the same
 //! batches: in the broadcast mode, in the partitioned mode with a build side
 //! small enough to stay unpartitioned (probed as pushed), and with a larger
 //! one (the pushed batches collected, then partitioned); for every join

@@ -75,30 +75,6 @@
 //! would remove that; it is not done yet. Measured figures:
 //! `benches/README.md`, "Kernel design notes (history)".
 //!
-//! # Order of a presorted input
-//!
-//! [`SortMergeJoin::presorted`] declares that an input is sorted ascending
-//! on its join key columns, in this order:
-//!
-//! * one key column: SQL ascending order of the values. Integers, decimals,
-//!   dates, times, timestamps and durations by value; floats with `-0.0 =
-//!   0.0` and NaN equal to NaN and above `+inf`; booleans `false <
-//!   true`; strings and binaries by their bytes (code point order for
-//!   UTF-8); `IntervalDayTime` by days, then milliseconds. Rows whose key
-//!   is NULL may be anywhere (first, last or in between): they never take
-//!   part in the merge;
-//! * several key columns: lexicographic, each column ascending as above.
-//!   Rows in which any key column is NULL may be anywhere, except in
-//!   null-equal mode, where NULL is a value that sorts before every other
-//!   value of its column (`ASC NULLS FIRST`);
-//! * other single key types (structs, lists, dictionaries...): arrow-row's
-//!   ascending order.
-//!
-//! The declaration is checked in one linear pass; a side that is not in
-//! this order fails the join with [`KernelError::InvalidOptions`] naming the
-//! side and its first row out of order.
-//!
-//! [`KernelError::InvalidOptions`]: crate::KernelError::InvalidOptions
 
 mod bucket;
 mod chunked;
@@ -184,8 +160,27 @@ impl SortMergeJoin {
     }
 
     /// Declares that the left and/or right input is already sorted on its
-    /// key columns, in the order the [module docs](self) define; that side
-    /// is not sorted again. The declaration is checked (one linear pass).
+    /// key columns, in the order below; that side is not sorted again.
+    ///
+    /// The order, ascending:
+    ///
+    /// * one key column: SQL ascending order of the values. Integers, decimals,
+    ///   dates, times, timestamps and durations by value; floats with `-0.0 =
+    ///   0.0` and NaN equal to NaN and above `+inf`; booleans `false <
+    ///   true`; strings and binaries by their bytes (code point order for
+    ///   UTF-8); `IntervalDayTime` by days, then milliseconds. Rows whose key
+    ///   is NULL may be anywhere (first, last or in between): they never take
+    ///   part in the merge;
+    /// * several key columns: lexicographic, each column ascending as above.
+    ///   Rows in which any key column is NULL may be anywhere, except in
+    ///   null-equal mode, where NULL is a value that sorts before every other
+    ///   value of its column (`ASC NULLS FIRST`);
+    /// * other single key types (structs, lists, dictionaries...): arrow-row's
+    ///   ascending order.
+    ///
+    /// The declaration is checked in one linear pass; a side that is not in
+    /// this order fails the join with [`KernelError::InvalidOptions`](crate::KernelError::InvalidOptions) naming the
+    /// side and its first row out of order.
     pub fn presorted(mut self, left: bool, right: bool) -> Self {
         self.presorted = (left, right);
         self

@@ -47,15 +47,6 @@
 //! emitted once, after every probe morsel is done. Every output batch holds
 //! at most `batch_size` rows.
 //!
-//! # NULLs and `NOT IN`
-//!
-//! For every join type but [`JoinType::LeftAntiNullAware`] a pair matches
-//! when every range condition holds (a NULL value never satisfies one) and
-//! the filter is TRUE. For `LeftAntiNullAware` the predicate is the whole
-//! `NOT IN` comparison in three-valued logic: a left row is kept when no
-//! right row makes it TRUE *or unknown* (a NULL filter result, or a NULL
-//! value in a range condition's column, unless another condition is FALSE).
-//!
 //! # Memory
 //!
 //! Charged to the [`MemoryBudget`]: a copy of a build side given as several
@@ -87,7 +78,14 @@ use crate::kernel::{BatchSink, Join, JoinInput, JoinKernel, JoinOptions, Strateg
 /// The predicate is the AND of the [range conditions](Self::ranges) and the
 /// [filter](JoinKernel::filter); with neither, every pair matches (CROSS
 /// JOIN).
-/// See the [module docs](self) for the algorithms and the NULL rules.
+/// The algorithms are described in `kernels/src/nested/mod.rs`.
+///
+/// NULLs: for every join type but [`JoinType::LeftAntiNullAware`] a pair matches
+/// when every range condition holds (a NULL value never satisfies one) and
+/// the filter is TRUE. For `LeftAntiNullAware` the predicate is the whole
+/// `NOT IN` comparison in three-valued logic: a left row is kept when no
+/// right row makes it TRUE *or unknown* (a NULL filter result, or a NULL
+/// value in a range condition's column, unless another condition is FALSE).
 ///
 /// Defaults: build (inner loop over) the right side, the sorted-build fast
 /// path on, no predicate, and the [`JoinOptions`] defaults. With
