@@ -1,4 +1,4 @@
-//! All four strategies agree with the naive reference join (HINTS.md J04):
+//! All four strategies agree with the naive reference join (docs/hints.md J04):
 //! broadcast hash, partitioned hash, sort-merge and nested loop, for every
 //! join type, NULL-equal keys on and off, with and without a residual
 //! filter, Int64, Utf8 and composite (Int64, Utf8) keys, over random small

@@ -9,7 +9,7 @@ use super::options::JoinOptions;
 use crate::error::Result;
 use crate::join_type::JoinType;
 
-/// The four join strategies, by their hint names (HINTS.md §2).
+/// The four join strategies, by their hint names (docs/hints.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Strategy {
     /// A hash join with one shared build table

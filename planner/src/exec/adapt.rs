@@ -7,7 +7,7 @@
 //! collected, turns out large enough for the kernel to partition it
 //! ([`FedProbe::partitions_build`]), the probe side is collected too
 //! ([`may_adapt`]), and if it is the smaller one it is built instead
-//! ([`adapt`]): HINTS.md H15's "the smaller side", on facts instead of
+//! ([`adapt`]): docs/hints.md H15's "the smaller side", on facts instead of
 //! guesses. A BROADCAST of another join type than INNER cannot build its
 //! other side (H13), so it runs as the SHUFFLE_HASH that H15 falls back to.
 //! A hinted join is never adapted. EXPLAIN ANALYZE shows the adaptation
