@@ -36,7 +36,7 @@ use arrow_buffer::BooleanBuffer;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use tenon::datasets::{Workload, generate, split_batches};
 use tenon::kernels::{
-    CmpOp, JoinFilter, JoinInput, JoinSide, JoinType, NestedLoopJoin, RangeCondition,
+    CmpOp, JoinFilter, JoinInput, JoinKernel, JoinSide, JoinType, NestedLoopJoin, RangeCondition,
 };
 
 // The same allocator as the `tenon` binary (see src/main.rs).

@@ -23,7 +23,7 @@ use arrow_array::types::Int64Type;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use tenon::datasets::{Workload, generate, split_batches};
-use tenon::kernels::{CmpOp, JoinInput, JoinType, RangeCondition, SortMergeJoin};
+use tenon::kernels::{CmpOp, JoinInput, JoinKernel, JoinType, RangeCondition, SortMergeJoin};
 use tenon::measure::PAYLOAD_COLUMN;
 
 // The same allocator as the `tenon` binary (see src/main.rs).

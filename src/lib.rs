@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use tenon::datasets::{Workload, generate};
-//! use tenon::kernels::{HashJoin, HashJoinMode, JoinInput, JoinType};
+//! use tenon::kernels::{HashJoin, HashJoinMode, JoinInput, JoinKernel, JoinType};
 //! use tenon::measure::count_and_sum;
 //!
 //! let t = generate(Workload::FkSmall, 0.0001, 42);

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, RecordBatch};
-use tenon_kernels::{Join, JoinInput, KernelError};
+use tenon_kernels::{Join, JoinInput, JoinKernel, KernelError};
 
 /// Column of the synthetic workloads' numeric payload (`p`).
 pub const PAYLOAD_COLUMN: usize = 1;

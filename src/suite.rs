@@ -25,8 +25,8 @@ use arrow_array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, UInt32Array};
 use arrow_schema::{DataType, Field, Schema};
 use tenon_datasets::{Tables, Workload, split_batches};
 use tenon_kernels::{
-    CmpOp, HashJoin, HashJoinMode, Join, JoinFilter, JoinInput, JoinSide, JoinType, KernelError,
-    NestedLoopJoin, RangeCondition, SortMergeJoin, Strategy,
+    CmpOp, HashJoin, HashJoinMode, Join, JoinFilter, JoinInput, JoinKernel, JoinSide, JoinType,
+    KernelError, NestedLoopJoin, RangeCondition, SortMergeJoin, Strategy,
 };
 
 use crate::measure::{JoinSummary, count_and_sum, count_only};

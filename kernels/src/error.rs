@@ -96,6 +96,13 @@ pub enum KernelError {
     #[error("the join's output consumer went away before the join finished")]
     Cancelled,
 
+    /// An error of the caller's own, raised by a sink or a probe feed and
+    /// passed through the kernel unchanged: the kernel stops and returns
+    /// it, so that the caller gets its error back (downcast it) with its
+    /// source, not a stand-in.
+    #[error(transparent)]
+    External(Box<dyn std::error::Error + Send + Sync>),
+
     /// A worker thread panicked (a bug in tenon: please report it).
     #[error("internal error in a join worker: {0}")]
     Internal(String),

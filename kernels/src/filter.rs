@@ -4,7 +4,7 @@
 //! hold more (`a.k = b.k AND a.v < b.v`). That remainder is a [`JoinFilter`],
 //! evaluated once per chunk of candidate pairs (never per row) and *before*
 //! the outer/semi/anti bookkeeping, so a pair whose keys match but whose
-//! filter fails counts as "no match" (HINTS.md J02).
+//! filter fails counts as "no match" (docs/hints.md J02).
 
 use std::fmt;
 

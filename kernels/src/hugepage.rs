@@ -1,11 +1,12 @@
 //! Large buffers backed by transparent huge pages.
 //!
-//! The first touch of a fresh 4 KiB page costs about 3.3 µs on this machine
-//! class, so filling a new 256 MiB hash table costs about 0.2 s in page
-//! faults alone, and probing it at random misses the TLB on nearly every
-//! access. Linux backs a mapping with 2 MiB pages when asked with
-//! `madvise(MADV_HUGEPAGE)` (the machine's THP mode is `madvise`): about
-//! 0.7 µs per 4 KiB worth of memory, and 512 times fewer TLB entries.
+//! The first touch of every fresh 4 KiB page is a page fault, so filling a
+//! new hash table of hundreds of MiB spends a noticeable time in faults
+//! alone, and probing it at random misses the TLB on nearly every access.
+//! Linux backs a mapping with 2 MiB pages when asked with
+//! `madvise(MADV_HUGEPAGE)` (needed where the THP mode is `madvise`): far
+//! fewer faults, and 512 times fewer TLB entries (figures:
+//! `benches/README.md`, "Kernel design notes (history)").
 //!
 //! [`huge_vec`] reserves a vector and gives that advice for buffers of at
 //! least [`HUGE_MIN_BYTES`] before anything is written to them. Elsewhere

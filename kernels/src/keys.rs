@@ -199,10 +199,9 @@ pub(crate) fn key_nulls(cols: &[ArrayRef], kind: &KeyKind, null_equal: bool) -> 
 /// 64-bit finalizer (a bijection in which every input bit flips about half
 /// of the output bits).
 ///
-/// A single folded multiply was tried first and was not enough: keys that
-/// are themselves multiples of a Fibonacci-hashing constant (as the
-/// benchmark workloads' scrambled keys are) landed in long runs of
-/// neighbouring slots, and building a 1M-key table took most of a join.
+/// A full finalizer, not a single multiply: keys that are themselves
+/// multiples of a Fibonacci-hashing constant (as the benchmark workloads'
+/// scrambled keys are) must not land in long runs of neighbouring slots.
 #[inline(always)]
 pub(crate) fn hash_u64(k: u64) -> u64 {
     let mut h = k;
@@ -244,7 +243,7 @@ pub(crate) trait KeySource: Send + Sync + Sized {
     /// Whether row `i` of `self` and row `j` of `other` hold the same key.
     fn same_key(&self, i: usize, other: &Self, j: usize) -> bool;
     /// The tag as an integer key, when tags are integers whose equality is
-    /// the keys' (for [`crate::hash`]'s dense-key structures).
+    /// the keys' (for the hash join's dense-key structures).
     #[inline(always)]
     fn word(_tag: Self::Tag) -> Option<u64> {
         None

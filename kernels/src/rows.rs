@@ -11,8 +11,8 @@ use arrow_schema::SchemaRef;
 use arrow_select::interleave::interleave;
 use arrow_select::take::take;
 
-use crate::concat::compact_array;
 use crate::error::Result;
+use crate::kernel::concat::compact_array;
 
 /// Rows that output columns can be gathered from.
 pub(crate) trait RowSource: Sync {

@@ -12,7 +12,7 @@ mod common;
 use std::sync::Arc;
 
 use arrow_array::{BooleanArray, RecordBatch, UInt32Array};
-use tenon_kernels::{HashJoin, JoinFilter, JoinInput, JoinType, KernelError};
+use tenon_kernels::{HashJoin, JoinFilter, JoinInput, JoinKernel, JoinType, KernelError};
 
 use common::cases::{
     assert_rows_all_ways, batch, chunked, errors_all_ways, i64s, keys, one, row, strs,

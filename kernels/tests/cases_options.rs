@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use arrow_array::{Array, BooleanArray, Int64Array, RecordBatch, UInt32Array};
 use tenon_kernels::{
-    HashJoin, HashJoinMode, JoinFilter, JoinInput, JoinSide, JoinType, KernelError, MemoryBudget,
+    HashJoin, HashJoinMode, JoinFilter, JoinInput, JoinKernel, JoinSide, JoinType, KernelError,
+    MemoryBudget,
 };
 
 use common::cases::{

@@ -12,7 +12,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, Int64Array, RecordBatch};
-use tenon_kernels::{HashJoin, HashJoinMode, JoinInput, JoinSide, JoinType};
+use tenon_kernels::{HashJoin, HashJoinMode, JoinInput, JoinKernel, JoinSide, JoinType};
 
 use common::cases::{Variant, batch, chunked, i64s, one, run_variant, strs};
 use common::reference::{RefJoin, RowFilter};

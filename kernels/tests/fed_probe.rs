@@ -1,5 +1,5 @@
-//! `HashJoin::for_each_fed` (the probe side pushed batch by batch, from
-//! several threads) gives the rows `HashJoin::for_each` gives over the same
+//! `FedProbe::for_each_fed` of the hash join (the probe side pushed batch by batch, from
+//! several threads) gives the rows `JoinKernel::for_each` gives over the same
 //! batches: in the broadcast mode, in the partitioned mode with a build side
 //! small enough to stay unpartitioned (probed as pushed), and with a larger
 //! one (the pushed batches collected, then partitioned); for every join
@@ -11,8 +11,9 @@ use std::sync::Mutex;
 
 use arrow_array::RecordBatch;
 use rayon::prelude::*;
-use tenon_kernels::hash::UNPARTITIONED_ROWS;
-use tenon_kernels::{HashJoin, HashJoinMode, JoinInput, JoinSide, JoinType, KernelError};
+use tenon_kernels::{
+    FedProbe, HashJoin, HashJoinMode, JoinInput, JoinKernel, JoinSide, JoinType, KernelError,
+};
 
 use common::cases::{batch, i64s};
 use common::{all_rows, less_than_filter, multiset_diff};
@@ -80,7 +81,7 @@ fn check(join: &HashJoin, build: &RecordBatch, probe: &RecordBatch, desc: &str) 
 
 #[test]
 fn fed_probe_matches_whole_input_probe() {
-    let big = UNPARTITIONED_ROWS + 5000;
+    let big = HashJoin::unpartitioned_rows() + 5000;
     for (build_rows, probe_rows) in [(0, 500), (300, 0), (2000, 5000), (big, 3000)] {
         let build = side(build_rows, 1);
         let probe = side(probe_rows, 2);

@@ -12,7 +12,9 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use tenon_kernels::{HashJoin, HashJoinMode, JoinInput, JoinSide, JoinType, KernelError};
+use tenon_kernels::{
+    HashJoin, HashJoinMode, JoinInput, JoinKernel, JoinSide, JoinType, KernelError,
+};
 
 use common::reference::{RefJoin, RowFilter};
 use common::{

@@ -16,7 +16,9 @@ use arrow_array::{
     Float64Array, Int8Array, Int64Array, LargeStringArray, RecordBatch, StringViewArray,
     UInt64Array,
 };
-use tenon_kernels::{HashJoin, JoinInput, JoinType, KernelError, MemoryBudget, SortMergeJoin};
+use tenon_kernels::{
+    HashJoin, JoinInput, JoinKernel, JoinType, KernelError, MemoryBudget, SortMergeJoin,
+};
 
 use common::cases::{batch, chunked, i64s, keys, one, strs};
 use common::reference::RefJoin;

@@ -14,7 +14,9 @@ use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use tenon_kernels::{CmpOp, JoinInput, JoinType, KernelError, RangeCondition, SortMergeJoin};
+use tenon_kernels::{
+    CmpOp, JoinInput, JoinKernel, JoinType, KernelError, RangeCondition, SortMergeJoin,
+};
 
 use common::reference::{RefJoin, RowFilter};
 use common::{

@@ -17,7 +17,8 @@ use arrow_array::{
 };
 use arrow_schema::DataType;
 use tenon_kernels::{
-    CmpOp, JoinInput, JoinSide, JoinType, KernelError, MemoryBudget, NestedLoopJoin, RangeCondition,
+    CmpOp, JoinInput, JoinKernel, JoinSide, JoinType, KernelError, MemoryBudget, NestedLoopJoin,
+    RangeCondition,
 };
 
 use common::cases::{batch, chunked, i64s, one, strs};

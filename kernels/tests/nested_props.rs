@@ -22,7 +22,8 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use tenon_kernels::{
-    CmpOp, JoinFilter, JoinInput, JoinSide, JoinType, KernelError, NestedLoopJoin, RangeCondition,
+    CmpOp, JoinFilter, JoinInput, JoinKernel, JoinSide, JoinType, KernelError, NestedLoopJoin,
+    RangeCondition,
 };
 
 use common::reference::{RefJoin, RowFilter};

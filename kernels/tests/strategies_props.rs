@@ -1,4 +1,4 @@
-//! All four strategies agree with the naive reference join (HINTS.md J04):
+//! All four strategies agree with the naive reference join (docs/hints.md J04):
 //! broadcast hash, partitioned hash, sort-merge and nested loop, for every
 //! join type, NULL-equal keys on and off, with and without a residual
 //! filter, Int64, Utf8 and composite (Int64, Utf8) keys, over random small
@@ -20,8 +20,8 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use tenon_kernels::{
-    CmpOp, HashJoin, HashJoinMode, JoinFilter, JoinInput, JoinSide, JoinType, KernelError,
-    NestedLoopJoin, RangeCondition, SortMergeJoin,
+    CmpOp, HashJoin, HashJoinMode, JoinFilter, JoinInput, JoinKernel, JoinSide, JoinType,
+    KernelError, NestedLoopJoin, RangeCondition, SortMergeJoin,
 };
 
 use common::reference::RefJoin;

@@ -11,7 +11,7 @@ use arrow_array::RecordBatch;
 use clap::Args;
 use tenon::bench::{BenchReport, Choice, Settings, StrategyTiming, WorkloadReport, compare, svg};
 use tenon::datasets::{Tables, Workload, generate};
-use tenon::kernels::{MemoryBudget, Strategy};
+use tenon::kernels::{JoinKernel, MemoryBudget, Strategy};
 use tenon::measure::JoinSummary;
 use tenon::suite;
 

@@ -12,31 +12,22 @@
 //! # Partition count (partitioned mode)
 //!
 //! A table entry is 16 bytes (8-byte tag, row, count) and tables are sized
-//! at 1.5x their rows rounded up to a power of two. This machine class has a
-//! 512 KiB L2 cache per core; [`PARTITION_ROWS`] = 8192 build rows gives
-//! tables of 16K slots = 256 KiB, half the L2, leaving room for the probe
-//! stream and the output indices. The partition count is the build row
-//! count divided by that, rounded up to a power of two, at most
-//! [`MAX_PARTITION_BITS`] bits (1024 partitions) so that the scatter writes
-//! to few enough places at once to stay within the TLB. Build sides above
-//! about 8.4M rows therefore get partitions of more than 8192 rows, whose
-//! tables outgrow L2 (a second partitioning pass would fix that).
+//! at 1.5x their rows rounded up to a power of two. [`PARTITION_ROWS`] =
+//! 8192 build rows gives tables of 16K slots = 256 KiB: half of a 512 KiB
+//! L2 cache per core, leaving room for the probe stream and the output
+//! indices. The partition count is the build row count divided by that,
+//! rounded up to a power of two, at most [`MAX_PARTITION_BITS`] bits (1024
+//! partitions) so that the scatter writes to few enough places at once to
+//! stay within the TLB. Build sides above about 8.4M rows therefore get
+//! partitions of more than 8192 rows, whose tables outgrow L2 (a second
+//! partitioning pass would fix that). Once a partition's table is in L2,
+//! the probe is bound by hashing and branches, not by the table's size, so
+//! smaller partitions gain nothing (figures: `benches/README.md`, "Kernel
+//! design notes (history)").
 //!
-//! Measured (`tenon bench --strategies SHUFFLE_HASH --runs 5`, 2 threads,
-//! full-size workloads, medians in seconds, with the partition size read
-//! from a temporary environment variable):
-//!
-//! | build rows per partition | low_match | fk_medium | fk_large |
-//! |--------------------------|-----------|-----------|----------|
-//! | 16384 (512 KiB tables)   | 0.207     | 0.333     | 0.536    |
-//! | 8192 (256 KiB)           | 0.206     | 0.301     | 0.617    |
-//! | 4096 (128 KiB)           | 0.197     | 0.324     | 0.593    |
-//! | 2048 (64 KiB)            | 0.215     | 0.338     | 0.592    |
-//!
-//! The differences are within this shared machine's run-to-run noise
-//! (about 10%): once a partition's table is in L2, the probe is bound by
-//! hashing and branches, not by the table's size. 8192 stays, as the size
-//! that leaves half the L2 to the probe stream.
+//! A build side of at most [`UNPARTITIONED_ROWS`] is not partitioned at all
+//! (its table, at most 3 MiB, is shared by the probe threads): the probe
+//! side is then neither scattered nor held whole.
 //!
 //! # Skew
 //!
@@ -48,38 +39,37 @@
 //! group: the build stays linear, and the (unavoidable) cross product of
 //! its matches streams out in bounded batches.
 
-use arrow_array::{ArrayRef, BinaryArray, BinaryViewArray, LargeBinaryArray, RecordBatch};
+use arrow_array::{ArrayRef, RecordBatch};
 use arrow_buffer::NullBuffer;
-use arrow_row::Rows;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::bloom::{FILTER_MIN_ROWS, FilterStats, KeyFilter};
 use super::dense::{DirectIndex, KeyBits, KeyRange, probe_direct};
-use super::emit::{BatchSink, Emitter};
 use super::partition::{scatter, scatter_bytes};
 use super::probe::{Candidates, Cursor, MorselKeys, ProbeKeys, Selected, probe};
 use super::table::JoinTable;
-use super::{HashJoin, HashJoinMode, JoinInput};
+use super::{HashJoin, HashJoinMode};
 use crate::bitmap::{AtomicBitmap, Bitmap};
-use crate::concat::one_batch;
 use crate::error::Result;
 use crate::join_type::{JoinSide, Roles};
-use crate::keys::{BytesKeys, KeyKind, KeySource, U64Keys, U128Keys, key_nulls};
+use crate::kernel::concat::one_batch;
+use crate::kernel::dispatch::with_key_encoding;
+use crate::kernel::emit::{BatchSink, Emitter};
+use crate::kernel::output::OutputLayout;
+use crate::kernel::validate::same_types;
+use crate::kernel::{JoinInput, ProbeFeed};
+use crate::keys::{KeyKind, KeySource, key_nulls};
 use crate::memory::MemoryReservation;
-use crate::output::OutputLayout;
-use crate::validate::{
-    check_batch_size, check_input, check_keys, check_not_in, check_partitions, same_types,
-};
 
 /// Build rows per partition in the partitioned mode (see the module docs).
-pub const PARTITION_ROWS: usize = 8192;
+const PARTITION_ROWS: usize = 8192;
 /// At most 2^10 partitions.
-pub const MAX_PARTITION_BITS: u32 = 10;
+pub(super) const MAX_PARTITION_BITS: u32 = 10;
 /// A partition whose probe side is larger than this is probed in parallel.
-pub const SPLIT_ROWS: usize = 1 << 16;
+pub(super) const SPLIT_ROWS: usize = 1 << 16;
 /// Probe rows per morsel in the broadcast mode.
-pub const MORSEL_ROWS: usize = 1 << 16;
+const MORSEL_ROWS: usize = 1 << 16;
 /// Build sides up to this many rows are built by one thread, unpartitioned.
 const SERIAL_BUILD_ROWS: usize = 1 << 16;
 /// Rows per region of a broadcast table built in parallel.
@@ -88,11 +78,10 @@ const REGION_ROWS: usize = 1 << 16;
 /// A build side of at most this many rows is not partitioned, even in the
 /// partitioned mode: its table (at most 3 MiB) is shared by the probe
 /// threads, probed batch by batch as in the broadcast mode, and the probe
-/// side is neither scattered nor held whole. Measured (TPC-H SF 1 Q21, 2
-/// threads, `tenon query --analyze`): its semi join, building 73K rows
-/// against 6M lineitem rows, took 274 ms of worker time partitioned into 16
-/// and 104 ms unpartitioned, the probe side streamed.
-pub const UNPARTITIONED_ROWS: usize = 1 << 17;
+/// side is neither scattered nor held whole. Read outside this module
+/// through [`HashJoin::unpartitioned_rows`] and
+/// [`FedProbe::partitions_build`](crate::FedProbe::partitions_build).
+pub(super) const UNPARTITIONED_ROWS: usize = 1 << 17;
 
 /// Partition bits of the partitioned mode for a build side of `n_build`
 /// rows when the count is not fixed (see the module docs).
@@ -122,23 +111,11 @@ impl<'a> Prepared<'a> {
         left: &'a JoinInput,
         right: &'a JoinInput,
     ) -> Result<Self> {
-        let (ls, rs) = (&left.schema, &right.schema);
-        let types = check_keys("hash join", &join.on, ls, rs)?;
-        check_not_in(join.join_type, join.on.len(), join.null_equal)?;
-        check_batch_size(join.batch_size)?;
-        check_partitions(join.partitions)?;
-        check_input(left, "left")?;
-        check_input(right, "right")?;
-        let kind = KeyKind::try_new(&types)?;
-        let layout = OutputLayout::new(
-            ls,
-            rs,
-            join.join_type,
-            join.left_projection.as_deref(),
-            join.right_projection.as_deref(),
-        )?;
-        let lkeys: Vec<usize> = join.on.iter().map(|p| p.0).collect();
-        let rkeys: Vec<usize> = join.on.iter().map(|p| p.1).collect();
+        let (_, kind) = join.keys.check("hash join", join.join_type, left, right)?;
+        let layout = join
+            .options
+            .layout(join.join_type, left.schema(), right.schema())?;
+        let (lkeys, rkeys) = (join.keys.left_columns(), join.keys.right_columns());
         let (build, probe, build_keys, probe_keys) = match join.build_side {
             JoinSide::Left => (left, right, lkeys, rkeys),
             JoinSide::Right => (right, left, rkeys, lkeys),
@@ -158,14 +135,7 @@ impl<'a> Prepared<'a> {
     /// Runs on the current rayon pool. With a `feed` (broadcast mode only),
     /// the probe side's batches come from it, not from the probe input.
     pub(crate) fn run(&self, sink: &BatchSink<'_>, feed: Option<&ProbeFeed<'_>>) -> Result<()> {
-        match &self.kind {
-            KeyKind::U64(_) => self.run_keys::<U64Keys>(sink, feed),
-            KeyKind::U128 => self.run_keys::<U128Keys>(sink, feed),
-            KeyKind::Binary => self.run_keys::<BytesKeys<BinaryArray>>(sink, feed),
-            KeyKind::LargeBinary => self.run_keys::<BytesKeys<LargeBinaryArray>>(sink, feed),
-            KeyKind::BinaryView => self.run_keys::<BytesKeys<BinaryViewArray>>(sink, feed),
-            KeyKind::Rows(_) => self.run_keys::<BytesKeys<Rows>>(sink, feed),
-        }
+        with_key_encoding!(&self.kind, S => self.run_keys::<S>(sink, feed))
     }
 
     fn run_keys<S: KeySource>(
@@ -177,8 +147,8 @@ impl<'a> Prepared<'a> {
         let n_build = build.num_rows();
         let bcols = key_columns(&build, &self.build_keys);
         let bkeys = S::encode(&self.kind, &bcols)?;
-        let bnulls = key_nulls(&bcols, &self.kind, self.join.null_equal);
-        let bits = match (self.join.mode, self.join.partitions) {
+        let bnulls = key_nulls(&bcols, &self.kind, self.join.keys.null_equal);
+        let bits = match (self.join.mode, self.join.keys.partitions) {
             (HashJoinMode::Broadcast, _) => 0,
             (HashJoinMode::Partitioned, Some(p)) => p.trailing_zeros(),
             (HashJoinMode::Partitioned, None) => partition_bits(n_build),
@@ -192,7 +162,7 @@ impl<'a> Prepared<'a> {
             .roles
             .tracks_build()
             .then(|| AtomicBitmap::new(n_build));
-        let _visited_mem = self.join.memory.try_reserve(
+        let _visited_mem = self.join.options.memory.try_reserve(
             "the build side's match bitmap",
             AtomicBitmap::bytes_for(n_build),
         )?;
@@ -201,9 +171,9 @@ impl<'a> Prepared<'a> {
             layout: &self.layout,
             build_is_left: self.join.build_side == JoinSide::Left,
             build: &build,
-            filter: self.join.filter.as_deref(),
+            filter: self.join.options.filter.as_deref(),
             visited: visited.as_ref(),
-            batch_size: self.join.batch_size,
+            batch_size: self.join.options.batch_size,
             sink,
         };
         let side = BuildSide {
@@ -220,20 +190,19 @@ impl<'a> Prepared<'a> {
         // Source: build rows decided by the bitmap.
         if let Some(v) = &visited {
             let r = self.roles;
-            let na_plain = r.null_aware && self.join.filter.is_none();
+            let na_plain = r.null_aware && self.join.options.filter.is_none();
             if na_plain && probe_has_null {
                 return Ok(()); // NOT IN with a NULL on the probe side: nothing.
             }
             let probe_empty = probe_rows == 0;
             let want_matched = r.build_semi;
             let key_null = |i: usize| bnulls.as_ref().is_some_and(|n| n.is_null(i));
-            source(n_build, |i| {
+            emitter.rows_where(&build, true, n_build, |i| {
                 if na_plain && key_null(i) {
                     return probe_empty;
                 }
                 v.get(i) == want_matched
-            })
-            .try_for_each(|rows| emitter.rows(&build, true, &rows))?;
+            })?;
         }
         Ok(())
     }
@@ -244,7 +213,7 @@ impl<'a> Prepared<'a> {
         input: &JoinInput,
         what: &'static str,
     ) -> Result<(RecordBatch, Option<MemoryReservation>)> {
-        one_batch(input, &self.join.memory, what)
+        one_batch(input, &self.join.options.memory, what)
     }
 
     /// The candidate rules of this join (see [`Candidates`]).
@@ -255,7 +224,7 @@ impl<'a> Prepared<'a> {
         all_rows: &'b [u32],
     ) -> Candidates<'b> {
         let r = self.roles;
-        let filtered = self.join.filter.is_some();
+        let filtered = self.join.options.filter.is_some();
         let first_only = r.probe_exists_only() && !filtered;
         if r.null_aware {
             if filtered {
@@ -281,7 +250,7 @@ impl<'a> Prepared<'a> {
             };
         }
         Candidates {
-            null_group: self.join.null_equal.then_some(build_nulls),
+            null_group: self.join.keys.null_equal.then_some(build_nulls),
             extra: &[],
             first_only,
         }
@@ -293,11 +262,12 @@ impl<'a> Prepared<'a> {
         if !r.null_aware || n_build == 0 {
             return Ok((Vec::new(), None));
         }
-        if self.join.filter.is_none() {
+        if self.join.options.filter.is_none() {
             return Ok((vec![0], None));
         }
         let mem = self
             .join
+            .options
             .memory
             .try_reserve("the NOT IN candidate list", n_build * 4)?;
         Ok(((0..n_build as u32).collect(), Some(mem)))
@@ -328,7 +298,7 @@ impl<'a> Prepared<'a> {
         // the rows it rules out, while it pays (see `FilterStats`).
         let filter = filter.filter(|_| cand.extra.is_empty());
         let stats = FilterStats::default();
-        let bs = self.join.batch_size;
+        let bs = self.join.options.batch_size;
         let any_null = AtomicBool::new(false);
         let probe_rows = AtomicUsize::new(0);
         let roles = self.roles;
@@ -346,7 +316,7 @@ impl<'a> Prepared<'a> {
             probe_rows.fetch_add(len, Ordering::Relaxed);
             let cols = key_columns(batch, &self.probe_keys);
             let keys = S::encode(&self.kind, &cols)?;
-            let nulls = key_nulls(&cols, &self.kind, self.join.null_equal);
+            let nulls = key_nulls(&cols, &self.kind, self.join.keys.null_equal);
             if nulls.is_some() {
                 any_null.store(true, Ordering::Relaxed);
             }
@@ -416,20 +386,13 @@ impl<'a> Prepared<'a> {
                     )?,
                 }
             }
-            if roles.tracks_probe() {
-                let want = roles.probe_semi;
-                let rows: Vec<u32> = (0..len as u32)
-                    .filter(|&r| marks.get(r as usize) == want)
-                    .collect();
-                emitter.rows(batch, false, &rows)?;
-            }
-            Ok(())
+            emitter.marked_rows(batch, len, marks)
         };
         match feed {
             None => {
                 let morsels: Vec<(usize, usize, usize)> = self
                     .probe
-                    .batches
+                    .batches()
                     .iter()
                     .enumerate()
                     .flat_map(|(bi, batch)| {
@@ -441,12 +404,12 @@ impl<'a> Prepared<'a> {
                 morsels.par_iter().try_for_each_init(
                     new_scratch,
                     |scratch, &(batch_idx, off, len)| {
-                        morsel(scratch, &self.probe.batches[batch_idx].slice(off, len))
+                        morsel(scratch, &self.probe.batches()[batch_idx].slice(off, len))
                     },
                 )?;
             }
             Some(feed) => {
-                let schema = &self.probe.schema;
+                let schema = self.probe.schema();
                 feed(&|batch: RecordBatch| {
                     check_fed(schema, &batch)?;
                     let mut scratch = new_scratch();
@@ -465,7 +428,7 @@ impl<'a> Prepared<'a> {
     /// whose key is NULL, and the memory it holds.
     fn build_table<S: KeySource>(&self, b: &BuildSide<'_, S>) -> Result<BuiltTable<S::Tag>> {
         let n = b.batch.num_rows();
-        let mem = &self.join.memory;
+        let mem = &self.join.options.memory;
         // Integer keys: their range decides between a direct index (no hash
         // table at all) and key bits in front of the table.
         let range = self.key_range(b);
@@ -509,7 +472,7 @@ impl<'a> Prepared<'a> {
     /// candidates (null-equal joins, NOT IN), which need the hash table's
     /// NULL group.
     fn key_range<S: KeySource>(&self, b: &BuildSide<'_, S>) -> Option<KeyRange> {
-        if self.join.null_equal || self.roles.null_aware {
+        if self.join.keys.null_equal || self.roles.null_aware {
             return None;
         }
         S::word(S::Tag::default())?;
@@ -520,7 +483,7 @@ impl<'a> Prepared<'a> {
     /// [`Prepared::build_table`]).
     fn build_hash_table<S: KeySource>(&self, b: &BuildSide<'_, S>) -> Result<BuiltTable<S::Tag>> {
         let n = b.batch.num_rows();
-        let mem = &self.join.memory;
+        let mem = &self.join.options.memory;
         let mut table = JoinTable::default();
         let same = |x: u32, y: u32| b.keys.same_key(x as usize, b.keys, y as usize);
         if n <= SERIAL_BUILD_ROWS {
@@ -604,11 +567,6 @@ impl<'a> Prepared<'a> {
 /// rows the key filter passes.
 type Scratch = (Vec<u32>, Vec<u32>, Bitmap, Vec<u32>);
 
-/// Pushes probe batches into a running broadcast join: called once, with
-/// the function that probes one batch (from any thread, concurrently).
-pub type ProbeFeed<'a> =
-    dyn Fn(&(dyn Fn(RecordBatch) -> Result<()> + Sync)) -> Result<()> + Sync + 'a;
-
 /// A fed batch must have the probe input's column types.
 fn check_fed(schema: &arrow_schema::SchemaRef, batch: &RecordBatch) -> Result<()> {
     if same_types(schema, batch) {
@@ -671,18 +629,4 @@ impl<S> BuildSide<'_, S> {
 
 pub(super) fn key_columns(batch: &RecordBatch, keys: &[usize]) -> Vec<ArrayRef> {
     keys.iter().map(|&k| batch.column(k).clone()).collect()
-}
-
-/// Rows `0..n` where `want(row)`, in parallel chunks, as row lists.
-pub(super) fn source(
-    n: usize,
-    want: impl Fn(usize) -> bool + Sync + Send,
-) -> impl ParallelIterator<Item = Vec<u32>> {
-    (0..n.div_ceil(MORSEL_ROWS)).into_par_iter().map(move |c| {
-        let range = c * MORSEL_ROWS..((c + 1) * MORSEL_ROWS).min(n);
-        range
-            .filter(|&i| want(i))
-            .map(|i| i as u32)
-            .collect::<Vec<u32>>()
-    })
 }

@@ -8,13 +8,13 @@ use arrow_buffer::NullBuffer;
 use rayon::prelude::*;
 
 use super::bloom::{FILTER_MIN_ROWS, KeyFilter};
-use super::emit::Emitter;
-use super::exec::{BuildSide, Prepared, SPLIT_ROWS, key_columns, source};
+use super::exec::{BuildSide, Prepared, SPLIT_ROWS, key_columns};
 use super::partition::{KeyBatch, Scattered, scatter, scatter_batches, scatter_bytes};
 use super::probe::{Candidates, Cursor, NullKeys, PartKeys, ProbeKeys, probe};
 use super::table::JoinTable;
 use crate::bitmap::AtomicBitmap;
 use crate::error::Result;
+use crate::kernel::emit::Emitter;
 use crate::keys::{KeySource, key_nulls};
 use crate::rows::BatchList;
 
@@ -27,28 +27,28 @@ impl Prepared<'_> {
         bits: u32,
         emitter: &Emitter<'_>,
     ) -> Result<bool> {
-        let mem = &self.join.memory;
+        let mem = &self.join.options.memory;
         // The probe side stays in its batches, addressed by global row;
         // except under a filter, which sees the probe side as one batch:
         // one copy of the probe side up front is cheaper than gathering
-        // every column of every chunk of candidate pairs (band, SHUFFLE_HASH:
-        // 0.140 s -> 0.054 s, `tenon bench --workload band`).
+        // every column of every chunk of candidate pairs (see the band
+        // workload in benches/README.md).
         let whole;
         let probe_batches: &[RecordBatch] =
-            if self.join.filter.is_some() && self.probe.batches.len() > 1 {
+            if self.join.options.filter.is_some() && self.probe.batches().len() > 1 {
                 whole = self.concat(self.probe, "the probe side, as one batch for the filter")?;
                 std::slice::from_ref(&whole.0)
             } else {
-                &self.probe.batches
+                self.probe.batches()
             };
-        let probe = BatchList::new(self.probe.schema.clone(), probe_batches);
+        let probe = BatchList::new(self.probe.schema().clone(), probe_batches);
         let n_probe = probe.num_rows();
         let n_build = b.batch.num_rows();
         let pkeys: Vec<(S, Option<NullBuffer>)> = probe_batches
             .par_iter()
             .map(|batch| {
                 let cols = key_columns(batch, &self.probe_keys);
-                let nulls = key_nulls(&cols, &self.kind, self.join.null_equal);
+                let nulls = key_nulls(&cols, &self.kind, self.join.keys.null_equal);
                 Ok((S::encode(&self.kind, &cols)?, nulls))
             })
             .collect::<Result<_>>()?;
@@ -133,8 +133,7 @@ impl Prepared<'_> {
         // Source: probe rows decided by the bitmap.
         if let Some(m) = &marks {
             let want = roles.probe_semi;
-            source(n_probe, |i| m.get(i) == want)
-                .try_for_each(|rows| emitter.rows(&probe, false, &rows))?;
+            emitter.rows_where(&probe, false, n_probe, |i| m.get(i) == want)?;
         }
         Ok(!psc.null_rows.is_empty())
     }
@@ -190,7 +189,7 @@ impl<S: KeySource> PartitionWork<'_, S> {
     /// Builds and probes the partitions `parts`, carrying output pairs from
     /// one partition to the next so batches stay full.
     fn task(&self, w: &mut Worker<S::Tag>, parts: std::ops::Range<usize>) -> Result<()> {
-        let bs = self.prep.join.batch_size;
+        let bs = self.prep.join.options.batch_size;
         w.build_rows.reserve(bs);
         w.probe_rows.reserve(bs);
         for p in parts {
@@ -253,7 +252,7 @@ impl<S: KeySource> PartitionWork<'_, S> {
         pi: &mut Vec<u32>,
         flush: bool,
     ) -> Result<()> {
-        let bs = self.prep.join.batch_size;
+        let bs = self.prep.join.options.batch_size;
         let (pkeys, bkeys, list) = (self.pkeys, self.b.keys, self.probe);
         let same = |p: u32, br: u32| {
             let (batch, row) = list.locate(p as usize);

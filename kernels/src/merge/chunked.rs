@@ -8,7 +8,7 @@
 //! so the rows it gathers from the larger side are spread over all of it: a
 //! random read beyond the caches per output row. With a smaller side of a
 //! few thousand rows (a foreign-key join against a dimension table, fk_small
-//! in the benches) that gather was about half the join's time. Here a
+//! in the benches) that gather dominates the join. Here a
 //! chunk's output rows all come from that chunk (one partition's worth of
 //! consecutive rows, in L2), and the larger side is never scattered into
 //! partitions: its entries exist one chunk per worker at a time.
@@ -32,10 +32,8 @@ use crate::error::Result;
 /// builds: 16, so that the tests' small inputs take this path too).
 const SMALL_MAX: usize = if cfg!(debug_assertions) { 16 } else { 16384 };
 /// The smallest chunk (debug builds: 8): two partitions' worth, 512 KiB
-/// of entries. Measured on fk_small (`tenon bench --workload fk_small
-/// --strategies SHUFFLE_MERGE --threads 2`): 8K rows 0.088 s, 16K 0.084 s,
-/// 32K 0.076 s, 64K 0.073 s, but 64K was slower through `tenon query`
-/// (0.087 s against 0.080 s at 32K).
+/// of entries; larger chunks gained nothing end to end (figures:
+/// `benches/README.md`, "Kernel design notes (history)").
 const MIN_CHUNK: usize = if cfg!(debug_assertions) {
     8
 } else {

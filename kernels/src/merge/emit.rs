@@ -1,11 +1,11 @@
 //! From runs of equal keys to output: cross products in bounded chunks.
 //!
 //! A run pair (the left rows and the right rows of one key) becomes
-//! candidate pairs, at most `batch_size` at a time, handed to the hash
-//! join's [`Emitter`] (filter, bookkeeping, gather). When no pair is needed
-//! (semi and anti joins without a filter) the rows of both runs are marked
-//! matched directly. A run pair with more than [`super::BIG_RUN`] pairs is cut
-//! along its longer side and emitted by several workers.
+//! candidate pairs, at most `batch_size` at a time, handed to the core's
+//! [`Emitter`] (filter, bookkeeping, gather). When no pair is needed (semi
+//! and anti joins without a filter) the rows of both runs are marked
+//! matched directly. A run pair with more than 64K pairs (16 in debug
+//! builds) is cut along its longer side and emitted by several workers.
 
 use rayon::prelude::*;
 
@@ -14,7 +14,7 @@ use super::ranges::RangeValues;
 use super::sort::Entry;
 use crate::bitmap::AtomicBitmap;
 use crate::error::Result;
-use crate::hash::emit::Emitter;
+use crate::kernel::emit::Emitter;
 use crate::rows::RowSource;
 
 /// A list of rows of one side.

@@ -11,9 +11,7 @@
 //! [`Roles`](crate::join_type::Roles) turns that choice into the join-type
 //! flags; the result does not depend on it.
 
-use crate::concat::one_batch;
-use arrow_array::{BinaryArray, BinaryViewArray, LargeBinaryArray, RecordBatch};
-use arrow_row::Rows;
+use arrow_array::RecordBatch;
 use rayon::prelude::*;
 
 use super::bucket::{Buckets, Cut, KeyBits, key_bounds, partition};
@@ -27,27 +25,28 @@ use super::runs::{merge, split};
 use super::sort::{Entry, sort_entries};
 use crate::bitmap::AtomicBitmap;
 use crate::error::Result;
-use crate::hash::JoinInput;
-use crate::hash::emit::{BatchSink, Emitter};
 use crate::join_type::JoinSide;
-use crate::keys::{BytesKeys, KeyKind, U64Keys, U128Keys};
+use crate::kernel::JoinInput;
+use crate::kernel::concat::one_batch;
+use crate::kernel::dispatch::with_key_encoding;
+use crate::kernel::emit::{BatchSink, Emitter};
 use crate::memory::{MemoryBudget, MemoryReservation};
 use crate::rows::RowSource;
 
 /// Entries (both sides together) per partition: 16384 entries of 16 bytes
-/// are 256 KiB, half of this machine class's 512 KiB L2, so a partition
-/// sorts and merges in cache.
-pub const PARTITION_ENTRIES: usize = 16384;
+/// are 256 KiB, half of a 512 KiB L2 cache, so a partition sorts and
+/// merges in cache.
+pub(super) const PARTITION_ENTRIES: usize = 16384;
 /// At most 2^10 partitions, so the scatter writes to few enough places at
 /// once to stay within the TLB (as in the hash join).
 const MAX_PARTITION_BITS: u32 = 10;
 /// A partition with at least this many entries (and, when there are
 /// several, twice the average) is sorted and merged in parallel. Debug
 /// builds use 64, so that the tests' small inputs take this path too.
-pub const HOT_ENTRIES: usize = 1 << 16;
+const HOT_ENTRIES: usize = 1 << 16;
 /// A run pair with more candidate pairs than this is emitted by several
 /// workers. Debug builds use 16.
-pub const BIG_RUN: usize = 1 << 16;
+const BIG_RUN: usize = 1 << 16;
 /// [`BIG_RUN`], or a small value in debug builds (see [`hot_entries`]).
 pub(crate) fn big_run() -> usize {
     if cfg!(debug_assertions) { 16 } else { BIG_RUN }
@@ -56,9 +55,6 @@ pub(crate) fn big_run() -> usize {
 /// The larger side must have this many rows before a key filter of the
 /// smaller side's keys is tried (debug builds: 64, so the tests use it).
 const KEY_FILTER_MIN_ROWS: usize = if cfg!(debug_assertions) { 64 } else { 1 << 16 };
-
-/// Rows per chunk of the source of unmatched rows.
-const SOURCE_ROWS: usize = 1 << 16;
 
 /// [`HOT_ENTRIES`], or a small value in debug builds, so that the tests'
 /// small inputs take the parallel paths too.
@@ -73,19 +69,12 @@ fn hot_entries() -> usize {
 impl Prepared<'_> {
     /// Runs on the current rayon pool.
     pub(crate) fn run(&self, sink: &BatchSink<'_>) -> Result<()> {
-        match &self.kind {
-            KeyKind::U64(_) => self.run_keys::<U64Keys>(sink),
-            KeyKind::U128 => self.run_keys::<U128Keys>(sink),
-            KeyKind::Binary => self.run_keys::<BytesKeys<BinaryArray>>(sink),
-            KeyKind::LargeBinary => self.run_keys::<BytesKeys<LargeBinaryArray>>(sink),
-            KeyKind::BinaryView => self.run_keys::<BytesKeys<BinaryViewArray>>(sink),
-            KeyKind::Rows(_) => self.run_keys::<BytesKeys<Rows>>(sink),
-        }
+        with_key_encoding!(&self.kind, S => self.run_keys::<S>(sink))
     }
 
     fn run_keys<S: SortKey>(&self, sink: &BatchSink<'_>) -> Result<()> {
         let join = self.join;
-        let mem = &join.memory;
+        let mem = &join.options.memory;
         let build_is_left = self.build_side == JoinSide::Left;
         let (build_in, probe_in) = if build_is_left {
             (self.left, self.right)
@@ -99,7 +88,7 @@ impl Prepared<'_> {
         } else {
             (probe_in.batches(), build_batches)
         };
-        let (kind, ne) = (&self.kind, join.null_equal);
+        let (kind, ne) = (&self.kind, join.keys.null_equal);
         let lk = SideKeys::<S>::encode(kind, self.left.schema().clone(), lb, &self.left_keys, ne)?;
         let rk =
             SideKeys::<S>::encode(kind, self.right.schema().clone(), rb, &self.right_keys, ne)?;
@@ -183,9 +172,9 @@ impl Prepared<'_> {
             layout: &self.layout,
             build_is_left,
             build: &build,
-            filter: join.filter.as_deref(),
+            filter: join.options.filter.as_deref(),
             visited,
-            batch_size: join.batch_size,
+            batch_size: join.options.batch_size,
             sink,
         };
         // A probe side of one batch is read as that batch (the filter then
@@ -196,7 +185,7 @@ impl Prepared<'_> {
             _ => &many,
         };
         // Conditions beyond the keys: a pair may fail them.
-        let residual = join.filter.is_some() || !join.ranges.is_empty();
+        let residual = join.options.filter.is_some() || !join.ranges.is_empty();
         let _ranges_mem = mem.try_reserve(
             "the range condition values",
             if join.ranges.is_empty() {
@@ -215,7 +204,7 @@ impl Prepared<'_> {
             left_marks: lmarks.as_ref(),
             right_marks: rmarks.as_ref(),
             marks_only: !roles.emit_pairs && !residual,
-            batch_size: join.batch_size,
+            batch_size: join.options.batch_size,
             ranges: ranges.as_ref(),
             parallel: rayon::current_num_threads() > 1,
         };
@@ -260,7 +249,7 @@ impl Prepared<'_> {
         // NULL keys: one more run in null-equal mode (composite keys carry
         // their NULLs inside the row encoding and have none here).
         let mut pairs = Pairs::default();
-        if join.null_equal {
+        if join.keys.null_equal {
             runs.run(&lnulls[..], &rnulls[..], &mut pairs)?;
         }
         if roles.null_aware {
@@ -288,15 +277,7 @@ impl Prepared<'_> {
                 roles.probe_semi
             };
             let src: &dyn RowSource = if from_build { &build } else { probe };
-            (0..n.div_ceil(SOURCE_ROWS))
-                .into_par_iter()
-                .try_for_each(|c| {
-                    let rows: Vec<u32> = (c * SOURCE_ROWS..((c + 1) * SOURCE_ROWS).min(n))
-                        .filter(|&i| m.get(i) == want)
-                        .map(|i| i as u32)
-                        .collect();
-                    emitter.rows(src, from_build, &rows)
-                })?;
+            emitter.rows_where(src, from_build, n, |i| m.get(i) == want)?;
         }
         Ok(())
     }
@@ -313,7 +294,7 @@ impl Prepared<'_> {
         nr: usize,
     ) -> Result<Layout<S::K>> {
         let join = self.join;
-        let bits = match join.partitions {
+        let bits = match join.keys.partitions {
             Some(p) => p.trailing_zeros(),
             None if join.presorted == (true, true) => 0,
             None => (nl + nr)
@@ -350,7 +331,8 @@ impl Prepared<'_> {
         if big_rows >= KEY_FILTER_MIN_ROWS && big_rows >= 2 * small_rows && !self.roles.null_aware {
             let (small, big) = if big_is_left { (rk, lk) } else { (lk, rk) };
             _filter_mem = Some(
-                join.memory
+                join.options
+                    .memory
                     .try_reserve("the key filter", KeyBits::bytes_for(small_rows))?,
             );
             let bits = KeyBits::build(small, key);
@@ -382,7 +364,7 @@ impl Prepared<'_> {
         nr: usize,
         pairs: &mut Pairs,
     ) -> Result<()> {
-        let mem = &self.join.memory;
+        let mem = &self.join.options.memory;
         if !left_nulls.is_empty() && nr > 0 {
             let _m = mem.try_reserve("the NOT IN candidate list", nr * 4)?;
             let all: Vec<u32> = (0..nr as u32).collect();

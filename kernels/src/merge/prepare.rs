@@ -1,7 +1,7 @@
 //! Validating a sort-merge join, and checking presorted declarations.
 //!
-//! The checks and their messages are the hash join's (`hash::exec`), so the
-//! two kernels reject the same joins in the same words.
+//! The checks and their messages are the hash join's (the core's
+//! `validate`), so the two kernels reject the same joins in the same words.
 
 use std::cmp::Ordering;
 
@@ -10,11 +10,10 @@ use rayon::prelude::*;
 use super::SortMergeJoin;
 use super::order::{OrderSpec, SideKeys, SortKey};
 use crate::error::{KernelError, Result};
-use crate::hash::JoinInput;
 use crate::join_type::{JoinSide, Roles};
+use crate::kernel::JoinInput;
+use crate::kernel::output::OutputLayout;
 use crate::keys::KeyKind;
-use crate::output::OutputLayout;
-use crate::validate::{check_batch_size, check_input, check_keys, check_not_in, check_partitions};
 
 /// Rows per chunk of the parallel presorted check.
 const CHECK_ROWS: usize = 1 << 16;
@@ -43,23 +42,13 @@ impl<'a> Prepared<'a> {
         right: &'a JoinInput,
     ) -> Result<Self> {
         let (ls, rs) = (left.schema(), right.schema());
-        let types = check_keys("sort-merge join", &join.on, ls, rs)?;
-        check_not_in(join.join_type, join.on.len(), join.null_equal)?;
-        check_batch_size(join.batch_size)?;
-        check_partitions(join.partitions)?;
+        let (types, kind) = join
+            .keys
+            .check("sort-merge join", join.join_type, left, right)?;
         for (i, c) in join.ranges.iter().enumerate() {
             crate::condition::check_condition(i, c, ls, rs)?;
         }
-        check_input(left, "left")?;
-        check_input(right, "right")?;
-        let kind = KeyKind::try_new(&types)?;
-        let layout = OutputLayout::new(
-            ls,
-            rs,
-            join.join_type,
-            join.left_projection.as_deref(),
-            join.right_projection.as_deref(),
-        )?;
+        let layout = join.options.layout(join.join_type, ls, rs)?;
         // The emitter holds one side as a single batch: take a side that is
         // one batch already, else the smaller one (which is then copied).
         let build_side = match (left.batches().len(), right.batches().len()) {
@@ -77,8 +66,8 @@ impl<'a> Prepared<'a> {
             left,
             right,
             build_side,
-            left_keys: join.on.iter().map(|p| p.0).collect(),
-            right_keys: join.on.iter().map(|p| p.1).collect(),
+            left_keys: join.keys.left_columns(),
+            right_keys: join.keys.right_columns(),
         })
     }
 }

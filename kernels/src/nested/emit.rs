@@ -1,19 +1,22 @@
 //! From matching pairs to bounded output batches.
 //!
-//! The hash join's [`Emitter`] does the join-type bookkeeping (visited build
+//! The core's [`Emitter`] does the join-type bookkeeping (visited build
 //! rows, marked probe rows) and the gathering; this module feeds it at most
 //! `batch_size` pairs at a time, counts instead of gathering when the output
 //! has no columns, and emits the build rows decided at the end (the
-//! *source*), from a bitmap or from a list of matched row intervals.
+//! *source*), from a bitmap (the core's unmatched-rows pass) or from a list
+//! of matched row intervals.
 
 use arrow_array::RecordBatch;
 use rayon::prelude::*;
 
+use super::prepare::Prepared;
 use crate::bitmap::{AtomicBitmap, Bitmap};
 use crate::error::Result;
-use crate::hash::emit::Emitter;
+use crate::kernel::BatchSink;
+use crate::kernel::emit::Emitter;
 
-/// Build rows per parallel task of the source.
+/// Build rows per parallel task of the interval source.
 const SOURCE_ROWS: usize = 1 << 16;
 
 /// One worker's buffers, reused from morsel to morsel.
@@ -39,10 +42,26 @@ pub(crate) struct Output<'a> {
 }
 
 impl<'a> Output<'a> {
-    pub(crate) fn new(emitter: Emitter<'a>, count_only: bool) -> Self {
+    /// The output of `prep` with `build` as its build batch, `visited` its
+    /// match bitmap (when build rows are tracked by bits).
+    pub(crate) fn new(
+        prep: &'a Prepared<'a>,
+        build: &'a RecordBatch,
+        visited: Option<&'a AtomicBitmap>,
+        sink: &'a BatchSink<'a>,
+    ) -> Self {
         Output {
-            emitter,
-            count_only,
+            emitter: Emitter {
+                roles: prep.roles,
+                layout: &prep.layout,
+                build_is_left: prep.build_is_left,
+                build,
+                filter: None,
+                visited,
+                batch_size: prep.join.options.batch_size,
+                sink,
+            },
+            count_only: prep.count_only(),
         }
     }
 
@@ -134,15 +153,7 @@ impl<'a> Output<'a> {
         s: &mut Scratch,
     ) -> Result<()> {
         self.flush_count(&mut s.pending)?;
-        let r = self.emitter.roles;
-        if r.tracks_probe() {
-            let want = r.probe_semi;
-            let rows: Vec<u32> = (0..len as u32)
-                .filter(|&i| s.marks.get(i as usize) == want)
-                .collect();
-            self.emitter.rows(probe, false, &rows)?;
-        }
-        Ok(())
+        self.emitter.marked_rows(probe, len, &s.marks)
     }
 
     /// The source: build rows whose visited bit says they are output
@@ -152,17 +163,9 @@ impl<'a> Output<'a> {
         build: &RecordBatch,
         visited: &AtomicBitmap,
     ) -> Result<()> {
-        let n = build.num_rows();
         let want = self.emitter.roles.build_semi;
-        (0..n.div_ceil(SOURCE_ROWS))
-            .into_par_iter()
-            .try_for_each(|c| {
-                let rows: Vec<u32> = (c * SOURCE_ROWS..((c + 1) * SOURCE_ROWS).min(n))
-                    .filter(|&i| visited.get(i) == want)
-                    .map(|i| i as u32)
-                    .collect();
-                self.emitter.rows(build, true, &rows)
-            })
+        self.emitter
+            .rows_where(build, true, build.num_rows(), |i| visited.get(i) == want)
     }
 
     /// The source when matched build rows are known as row intervals

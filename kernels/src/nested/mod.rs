@@ -47,15 +47,6 @@
 //! emitted once, after every probe morsel is done. Every output batch holds
 //! at most `batch_size` rows.
 //!
-//! # NULLs and `NOT IN`
-//!
-//! For every join type but [`JoinType::LeftAntiNullAware`] a pair matches
-//! when every range condition holds (a NULL value never satisfies one) and
-//! the filter is TRUE. For `LeftAntiNullAware` the predicate is the whole
-//! `NOT IN` comparison in three-valued logic: a left row is kept when no
-//! right row makes it TRUE *or unknown* (a NULL filter result, or a NULL
-//! value in a range condition's column, unless another condition is FALSE).
-//!
 //! # Memory
 //!
 //! Charged to the [`MemoryBudget`]: a copy of a build side given as several
@@ -65,28 +56,6 @@
 //! 16K candidate pairs, a morsel's images) and the list of matched build
 //! intervals (merged whenever it outgrows half the build rows).
 //!
-//! # Figures
-//!
-//! `TENON_BENCH_THREADS=2 cargo bench --bench nested_loop -- --warm-up-time 1
-//! --measurement-time 3`, release build, medians of two sittings on this
-//! shared 2-core machine (other jobs were running: the same binary moved by
-//! up to 2x between sittings). Output counted only (no columns).
-//!
-//! | workload                                         | sorted build   | plain loop      |
-//! |--------------------------------------------------|----------------|-----------------|
-//! | nlj 20K x 20K, `a.v < b.v` (200M pairs)          | 3.0 / 3.2 ms   | 324 / 644 ms    |
-//! | band 100K x 100K, band ranges + key filter       | 89 / 173 ms    | (10^10 pairs)   |
-//! | band 10K x 10K, the same                         | 1.9 / 3.0 ms   | 112 / 224 ms    |
-//! | band 100K x 100K, key and band all as ranges     | 26 / 51 ms     |                 |
-//!
-//! The nlj count is about 200M pairs; the sorted build finds it with 20K
-//! binary searches and never materializes a pair (the 3 ms are the sort,
-//! the searches and 24K row-count batches of 8192 rows). DataFusion's piecewise merge join
-//! takes about 0.28 s on 2 threads. With the key equality as a filter, the
-//! band join tests the ~1000 rows of each probe row's band window (10^8
-//! filter calls, which dominate); written as ranges (`a.k <= b.k AND a.k >=
-//! b.k`) the sort column is the key and the band is tested on the ~100 rows
-//! of equal key (Polars' `join_where`: about 0.10 s).
 
 pub(crate) mod emit;
 pub(crate) mod plain;
@@ -94,31 +63,35 @@ pub(crate) mod predicate;
 pub(crate) mod prepare;
 pub(crate) mod sorted;
 
-use std::sync::Arc;
-
-use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
-
 use crate::condition::RangeCondition;
 use crate::error::Result;
-use crate::filter::JoinFilter;
-use crate::hash::{BatchSink, JoinInput};
 use crate::join_type::{JoinSide, JoinType};
-use crate::memory::MemoryBudget;
-use crate::stream::JoinStream;
+use crate::kernel::join_kernel::options_and_join_type;
+use crate::kernel::{BatchSink, Join, JoinInput, JoinKernel, JoinOptions, Strategy};
 
 /// A nested-loop join: its type, predicate and options. Build it with the
-/// methods, then run it with [`NestedLoopJoin::execute`] (a stream of
-/// batches), [`NestedLoopJoin::for_each`] (push batches into a callback from
-/// the worker threads) or [`NestedLoopJoin::collect`].
+/// methods (the shared ones of [`JoinKernel`]: batch size, threads,
+/// memory, projection, filter), then run it with [`JoinKernel::execute`]
+/// (a stream of batches), [`JoinKernel::for_each`] (push batches into a
+/// callback from the worker threads) or [`JoinKernel::collect`].
 ///
 /// The predicate is the AND of the [range conditions](Self::ranges) and the
-/// [filter](Self::filter); with neither, every pair matches (CROSS JOIN).
-/// See the [module docs](self) for the algorithms and the NULL rules.
+/// [filter](JoinKernel::filter); with neither, every pair matches (CROSS
+/// JOIN).
+/// The algorithms are described in `kernels/src/nested/mod.rs`.
+///
+/// NULLs: for every join type but [`JoinType::LeftAntiNullAware`] a pair matches
+/// when every range condition holds (a NULL value never satisfies one) and
+/// the filter is TRUE. For `LeftAntiNullAware` the predicate is the whole
+/// `NOT IN` comparison in three-valued logic: a left row is kept when no
+/// right row makes it TRUE *or unknown* (a NULL filter result, or a NULL
+/// value in a range condition's column, unless another condition is FALSE).
 ///
 /// Defaults: build (inner loop over) the right side, the sorted-build fast
-/// path on, no predicate, batches of 8192 rows, the global rayon pool, no
-/// memory limit, every column of each output side.
+/// path on, no predicate, and the [`JoinOptions`] defaults. With
+/// `projection(Some(vec![]), Some(vec![]))` the output batches carry only a
+/// row count (a `COUNT(*)`), which the fast path produces without
+/// materializing pairs.
 ///
 /// # Examples
 ///
@@ -127,7 +100,7 @@ use crate::stream::JoinStream;
 /// ```
 /// use std::sync::Arc;
 /// use arrow_array::{Int64Array, RecordBatch};
-/// use tenon_kernels::{CmpOp, JoinInput, JoinType, NestedLoopJoin, RangeCondition};
+/// use tenon_kernels::{CmpOp, JoinInput, JoinKernel, JoinType, NestedLoopJoin, RangeCondition};
 ///
 /// let a = RecordBatch::try_from_iter([
 ///     ("t", Arc::new(Int64Array::from(vec![1, 5, 9])) as _),
@@ -147,61 +120,26 @@ use crate::stream::JoinStream;
 /// let rows: usize = out.iter().map(|b| b.num_rows()).sum();
 /// assert_eq!(rows, 3); // 1-[0,2], 5-[4,6], 9-NULL
 /// ```
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct NestedLoopJoin {
     pub(crate) join_type: JoinType,
-    pub(crate) filter: Option<Arc<dyn JoinFilter>>,
     pub(crate) ranges: Vec<RangeCondition>,
     pub(crate) build_side: JoinSide,
     pub(crate) fast_path: bool,
-    pub(crate) batch_size: usize,
-    pub(crate) threads: usize,
-    pub(crate) memory: MemoryBudget,
-    pub(crate) left_projection: Option<Vec<usize>>,
-    pub(crate) right_projection: Option<Vec<usize>>,
-}
-
-impl std::fmt::Debug for NestedLoopJoin {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NestedLoopJoin")
-            .field("join_type", &self.join_type)
-            .field("filter", &self.filter.is_some())
-            .field("ranges", &self.ranges)
-            .field("build_side", &self.build_side)
-            .field("fast_path", &self.fast_path)
-            .field("batch_size", &self.batch_size)
-            .field("threads", &self.threads)
-            .finish()
-    }
+    pub(crate) options: JoinOptions,
 }
 
 impl NestedLoopJoin {
     /// A join of `join_type` with no predicate yet (a CROSS JOIN until
-    /// [`filter`](Self::filter) or [`ranges`](Self::ranges) adds one).
+    /// [`filter`](JoinKernel::filter) or [`ranges`](Self::ranges) adds one).
     pub fn new(join_type: JoinType) -> Self {
         NestedLoopJoin {
             join_type,
-            filter: None,
             ranges: Vec::new(),
             build_side: JoinSide::Right,
             fast_path: true,
-            batch_size: 8192,
-            threads: 0,
-            memory: MemoryBudget::unlimited(),
-            left_projection: None,
-            right_projection: None,
+            options: JoinOptions::default(),
         }
-    }
-
-    /// The join type.
-    pub fn join_type(&self) -> JoinType {
-        self.join_type
-    }
-
-    /// A predicate over pairs of rows, ANDed with the range conditions.
-    pub fn filter(mut self, filter: Arc<dyn JoinFilter>) -> Self {
-        self.filter = Some(filter);
-        self
     }
 
     /// Comparisons between a column of each side, ANDed with each other and
@@ -229,96 +167,27 @@ impl NestedLoopJoin {
         self.fast_path = yes;
         self
     }
+}
 
-    /// At most this many rows per output batch (at least 1).
-    pub fn batch_size(mut self, n: usize) -> Self {
-        self.batch_size = n;
-        self
+impl From<NestedLoopJoin> for Join {
+    fn from(j: NestedLoopJoin) -> Join {
+        Join::new(j)
+    }
+}
+
+impl JoinKernel for NestedLoopJoin {
+    options_and_join_type!();
+
+    fn strategy(&self) -> Strategy {
+        Strategy::NestLoop
     }
 
-    /// Worker threads: 0 runs [`for_each`](Self::for_each) and
-    /// [`collect`](Self::collect) on the current rayon pool and
-    /// [`execute`](Self::execute) on a pool of its own as large as the
-    /// current one; `n > 0` runs on a pool of its own with `n` threads.
-    pub fn threads(mut self, n: usize) -> Self {
-        self.threads = n;
-        self
-    }
-
-    /// The memory budget charged by the sorted build side, the condition
-    /// images and the match bitmap.
-    pub fn memory(mut self, budget: MemoryBudget) -> Self {
-        self.memory = budget;
-        self
-    }
-
-    /// Output only these columns of each side (`None`: all), in this order.
-    /// `Some(vec![])` on both sides gives batches without columns that
-    /// carry a row count (a `COUNT(*)`), which the fast path produces
-    /// without materializing pairs.
-    pub fn projection(mut self, left: Option<Vec<usize>>, right: Option<Vec<usize>>) -> Self {
-        self.left_projection = left;
-        self.right_projection = right;
-        self
-    }
-
-    /// The schema of the output for inputs of these schemas.
-    ///
-    /// # Errors
-    ///
-    /// A projection index out of range.
-    pub fn output_schema(&self, left: &SchemaRef, right: &SchemaRef) -> Result<SchemaRef> {
-        crate::output::join_schema(
-            left,
-            right,
-            self.join_type,
-            self.left_projection.as_deref(),
-            self.right_projection.as_deref(),
-        )
-    }
-
-    /// Runs the join on worker threads, pushing every output batch into
-    /// `sink` (called concurrently from the workers). Returns once the join
-    /// is done; the first error (the sink's included) stops it.
-    ///
-    /// # Errors
-    ///
-    /// Invalid options or range conditions (a column out of range,
-    /// mismatched or unsupported types), the memory limit, an error of the
-    /// filter or of the sink.
-    pub fn for_each(
-        &self,
-        left: &JoinInput,
-        right: &JoinInput,
-        sink: &BatchSink<'_>,
-    ) -> Result<()> {
+    fn for_each(&self, left: &JoinInput, right: &JoinInput, sink: &BatchSink<'_>) -> Result<()> {
         let prepared = prepare::Prepared::new(self, left, right)?;
-        crate::pool::install(self.threads, || prepared.run(sink))
+        crate::pool::install(self.options.threads, || prepared.run(sink))
     }
 
-    /// Runs the join and returns its output as a stream of batches, produced
-    /// by worker threads while the caller reads (at most a few batches per
-    /// thread are held). Dropping the stream stops the join.
-    ///
-    /// # Errors
-    ///
-    /// Invalid options are reported here; errors found while running come
-    /// out of the stream.
-    pub fn execute(&self, left: JoinInput, right: JoinInput) -> Result<JoinStream> {
-        prepare::Prepared::new(self, &left, &right)?;
-        let schema = self.output_schema(left.schema(), right.schema())?;
-        let join = self.clone().threads(0);
-        JoinStream::spawn(self.threads, schema, move |sink| {
-            join.for_each(&left, &right, sink)
-        })
-    }
-
-    /// Runs the join and collects every output batch.
-    ///
-    /// # Errors
-    ///
-    /// As [`NestedLoopJoin::for_each`].
-    pub fn collect(&self, left: JoinInput, right: JoinInput) -> Result<Vec<RecordBatch>> {
-        crate::stream::collect_batches(|sink| self.for_each(&left, &right, sink))
+    fn check(&self, left: &JoinInput, right: &JoinInput) -> Result<()> {
+        prepare::Prepared::new(self, left, right).map(|_| ())
     }
 }

@@ -13,8 +13,7 @@ use super::predicate::Residual;
 use super::prepare::Prepared;
 use crate::bitmap::AtomicBitmap;
 use crate::error::Result;
-use crate::hash::BatchSink;
-use crate::hash::emit::Emitter;
+use crate::kernel::BatchSink;
 
 /// Build rows per block: the block's condition images (8 bytes a row and
 /// condition) stay in L1/L2 while every probe row of a morsel passes them.
@@ -32,32 +31,20 @@ pub(crate) fn run(prep: &Prepared<'_>, build: &RecordBatch, sink: &BatchSink<'_>
     let n_build = build.num_rows();
     let residual = Residual::new(
         &prep.conds,
-        join.filter.as_deref(),
+        join.options.filter.as_deref(),
         roles.null_aware,
         prep.build_is_left,
         build,
-        &join.memory,
+        &join.options.memory,
     )?;
     let visited = roles.tracks_build().then(|| AtomicBitmap::new(n_build));
-    let _visited_mem = join.memory.try_reserve(
+    let _visited_mem = join.options.memory.try_reserve(
         "the build side's match bitmap",
         visited
             .as_ref()
             .map_or(0, |_| AtomicBitmap::bytes_for(n_build)),
     )?;
-    let out = Output::new(
-        Emitter {
-            roles,
-            layout: &prep.layout,
-            build_is_left: prep.build_is_left,
-            build,
-            filter: None,
-            visited: visited.as_ref(),
-            batch_size: join.batch_size,
-            sink,
-        },
-        prep.count_only(),
-    );
+    let out = Output::new(prep, build, visited.as_ref(), sink);
     let exists_only = roles.probe_exists_only();
     prep.morsels()
         .par_iter()

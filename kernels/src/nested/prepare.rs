@@ -2,18 +2,17 @@
 //! (the inner loop), how the probe side is cut into morsels, and the range
 //! conditions restated in build/probe terms.
 
-pub(crate) use crate::concat::batch_bytes;
-use crate::concat::one_batch;
 use arrow_array::RecordBatch;
 
 use super::NestedLoopJoin;
 use crate::condition::{CmpOp, check_condition};
 use crate::error::Result;
-use crate::hash::{BatchSink, JoinInput};
 use crate::join_type::{JoinSide, Roles};
+use crate::kernel::concat::one_batch;
+use crate::kernel::output::OutputLayout;
+use crate::kernel::validate::check_input;
+use crate::kernel::{BatchSink, JoinInput};
 use crate::memory::MemoryReservation;
-use crate::output::OutputLayout;
-use crate::validate::{check_batch_size, check_input};
 
 /// Most probe rows in one morsel. A probe row costs up to a whole pass over
 /// the build side, so morsels are far smaller than the hash join's.
@@ -58,19 +57,15 @@ impl<'a> Prepared<'a> {
         left: &'a JoinInput,
         right: &'a JoinInput,
     ) -> Result<Self> {
-        check_batch_size(join.batch_size)?;
+        crate::kernel::validate::check_batch_size(join.options.batch_size)?;
         check_input(left, "left")?;
         check_input(right, "right")?;
         for (i, c) in join.ranges.iter().enumerate() {
             check_condition(i, c, left.schema(), right.schema())?;
         }
-        let layout = OutputLayout::new(
-            left.schema(),
-            right.schema(),
-            join.join_type,
-            join.left_projection.as_deref(),
-            join.right_projection.as_deref(),
-        )?;
+        let layout = join
+            .options
+            .layout(join.join_type, left.schema(), right.schema())?;
         let build_is_left = join.build_side == JoinSide::Left;
         let conds = join
             .ranges
@@ -121,7 +116,7 @@ impl<'a> Prepared<'a> {
     /// The build input as one batch (a copy, charged to the budget, only
     /// when it has several batches).
     fn build_batch(&self) -> Result<(RecordBatch, Option<MemoryReservation>)> {
-        one_batch(self.build, &self.join.memory, "the build side")
+        one_batch(self.build, &self.join.options.memory, "the build side")
     }
 
     /// Whether the output has no columns (a row count is all it carries).

@@ -41,13 +41,13 @@ use rayon::prelude::*;
 use super::emit::{Output, Scratch};
 use super::plain::BLOCK_PAIRS;
 use super::predicate::{Images, Residual};
-use super::prepare::{Prepared, SideCondition, batch_bytes};
+use super::prepare::{Prepared, SideCondition};
 use crate::bitmap::AtomicBitmap;
 use crate::condition::CmpOp;
 use crate::error::Result;
-use crate::hash::BatchSink;
-use crate::hash::emit::Emitter;
+use crate::kernel::BatchSink;
 use crate::memory::MemoryReservation;
+use crate::memory::batch_bytes;
 
 /// Build sides above this many rows are sorted in parallel.
 const PAR_SORT_ROWS: usize = 1 << 16;
@@ -78,7 +78,7 @@ impl SortedBuild {
     /// Sorts `build` on column `column`'s images.
     fn new(prep: &Prepared<'_>, build: &RecordBatch, column: usize) -> Result<Self> {
         let n = build.num_rows();
-        let memory = &prep.join.memory;
+        let memory = &prep.join.options.memory;
         // (image, row) pairs, the images, and the permutation.
         let sort_mem = memory.try_reserve(
             "sorting the build side",
@@ -197,33 +197,21 @@ pub(crate) fn run(prep: &Prepared<'_>, build: &RecordBatch, sink: &BatchSink<'_>
     let n = sorted.batch.num_rows();
     let residual = Residual::new(
         &rest,
-        join.filter.as_deref(),
+        join.options.filter.as_deref(),
         roles.null_aware,
         prep.build_is_left,
         &sorted.batch,
-        &join.memory,
+        &join.options.memory,
     )?;
     let exact = residual.is_empty();
     // Exact windows mark build rows as intervals; tested pairs, as bits.
     let visited = (roles.tracks_build() && !exact).then(|| AtomicBitmap::new(n));
-    let _visited_mem = join.memory.try_reserve(
+    let _visited_mem = join.options.memory.try_reserve(
         "the build side's match bitmap",
         visited.as_ref().map_or(0, |_| AtomicBitmap::bytes_for(n)),
     )?;
     let intervals = (roles.tracks_build() && exact).then(|| Mutex::new(Vec::new()));
-    let out = Output::new(
-        Emitter {
-            roles,
-            layout: &prep.layout,
-            build_is_left: prep.build_is_left,
-            build: &sorted.batch,
-            filter: None,
-            visited: visited.as_ref(),
-            batch_size: join.batch_size,
-            sink,
-        },
-        prep.count_only(),
-    );
+    let out = Output::new(prep, &sorted.batch, visited.as_ref(), sink);
     let exists_only = roles.probe_exists_only();
     prep.morsels().par_iter().try_for_each_init(
         || (Scratch::default(), Vec::new()),

@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_schema::DataType;
-use tenon_kernels::{HashJoin, HashJoinMode, JoinInput, JoinSide, JoinType, KernelError};
+use tenon_kernels::{
+    HashJoin, HashJoinMode, JoinInput, JoinKernel, JoinSide, JoinType, KernelError,
+};
 
 use super::reference::RefJoin;
 use super::{Row, Value, check_batches, multiset_diff, run_kernel};

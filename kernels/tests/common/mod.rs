@@ -22,7 +22,7 @@ use arrow_array::{
     UInt32Array,
 };
 use arrow_schema::{DataType, Schema, SchemaRef};
-use tenon_kernels::{HashJoin, JoinFilter, JoinInput, KernelError};
+use tenon_kernels::{HashJoin, JoinFilter, JoinInput, JoinKernel, KernelError};
 
 /// One cell, as the tests see it. Every variant compares exactly (floats by
 /// their bits), so a row multiset says precisely what the kernel produced;

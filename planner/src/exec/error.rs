@@ -15,7 +15,7 @@ pub enum ExecError {
     Expr(#[from] ExprError),
     /// A join kernel failed (memory budget, bad options).
     #[error(transparent)]
-    Join(#[from] KernelError),
+    Join(KernelError),
     /// A table the plan scans has no data registered.
     #[error("table `{0}` has no data registered: register it before running the query")]
     MissingTable(String),
@@ -53,6 +53,29 @@ impl ExecError {
             context: context.into(),
             source,
         }
+    }
+}
+
+impl From<KernelError> for ExecError {
+    /// The kernel's error, or the executor's own error that a sink or probe
+    /// feed raised inside the kernel ([`KernelError::External`],
+    /// see [`ExecError::into_kernel`]) given back as it was.
+    fn from(e: KernelError) -> Self {
+        match e {
+            KernelError::External(e) => match e.downcast::<ExecError>() {
+                Ok(e) => *e,
+                Err(other) => ExecError::Source(other),
+            },
+            e => ExecError::Join(e),
+        }
+    }
+}
+
+impl ExecError {
+    /// This error, to travel through a join kernel that a sink or probe
+    /// feed of the executor raised it in; `From<KernelError>` gives it back.
+    pub fn into_kernel(self) -> KernelError {
+        KernelError::External(Box::new(self))
     }
 }
 

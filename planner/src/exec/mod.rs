@@ -8,8 +8,10 @@
 //!                  breakers: join inputs, aggregate, sort, limit
 //! ```
 
+mod adapt;
 mod aggregate;
 mod error;
+mod join_run;
 mod limit;
 mod lower;
 mod plan;

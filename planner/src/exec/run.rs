@@ -8,7 +8,7 @@
 //! a hash join its build side, then its probe side's pipeline pushes
 //! batches straight into the probe (a partitioned one with a large build
 //! side collects them); the other joins both sides (the sorting and nested
-//! loop kernels take whole inputs); an aggregate or sort its one input
+//! loop kernels take whole inputs; module `join_run`); an aggregate or sort its one input
 //! (a top-N, ORDER BY ... LIMIT n, keeps only about n rows of it as they
 //! come). A LIMIT streams: it passes rows on as they arrive and, once it
 //! has enough, returns a stop signal that ends the work below it (module
@@ -35,12 +35,7 @@ use crate::exec::set_op::run_set_operation;
 use crate::exec::source::{ScanReport, ScanRequest, Tables};
 use crate::exec::{ExecError, Result};
 use crate::expr::ScanFilter;
-use crate::hints::{DecisionSource, side_label};
-use crate::kernels::hash::UNPARTITIONED_ROWS;
-use crate::kernels::{
-    HashJoin, HashJoinMode, HeldBuffers, Join, JoinInput, JoinSide, JoinType, KernelError,
-    MemoryBudget, MemoryReservation, Strategy,
-};
+use crate::kernels::{HeldBuffers, MemoryBudget, MemoryReservation};
 
 /// Where an operator's output batches go; called from any worker thread.
 pub type Sink<'a> = dyn Fn(RecordBatch) -> Result<()> + Sync + 'a;
@@ -88,28 +83,29 @@ pub fn collect(
     Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-struct Run<'a> {
+/// One run of a plan: the tables it reads, the batch size, the budget.
+pub(super) struct Run<'a> {
     tables: &'a Tables,
-    batch_size: usize,
+    pub(super) batch_size: usize,
     /// The query's memory budget (the root plan's).
     budget: &'a MemoryBudget,
 }
 
 /// The batches a pipeline breaker collected, and their charge to the
 /// budget (given back when this is dropped).
-struct Held {
-    batches: Vec<RecordBatch>,
+pub(super) struct Held {
+    pub(super) batches: Vec<RecordBatch>,
     _charge: MemoryReservation,
 }
 
 impl Run<'_> {
     /// Every output batch of `plan`, each charged to the budget as it
     /// arrives (`what` names the holder in a memory-limit error).
-    fn collect(&self, plan: &PhysicalPlan, what: &'static str) -> Result<Held> {
+    pub(super) fn collect(&self, plan: &PhysicalPlan, what: &'static str) -> Result<Held> {
         let out = Mutex::new((
             Vec::new(),
             self.budget.try_reserve(what, 0)?,
@@ -215,7 +211,7 @@ impl Run<'_> {
         })
     }
 
-    fn push(&self, plan: &PhysicalPlan, sink: &Sink<'_>) -> Result<()> {
+    pub(super) fn push(&self, plan: &PhysicalPlan, sink: &Sink<'_>) -> Result<()> {
         let metrics = &plan.metrics;
         let out = |b: RecordBatch| {
             metrics.record(&b);
@@ -272,31 +268,7 @@ impl Run<'_> {
                 metrics.add_time(start.elapsed());
                 out(batch)
             }),
-            Operator::Join {
-                left, right, join, ..
-            } => {
-                // Selective joins emit many small batches (one per probe
-                // morsel); the operators above pay per batch.
-                let coalesce = Coalesce::new(plan.schema.clone(), self.batch_size);
-                let out = |b: RecordBatch| coalesce.push(b, &out);
-                let result = if let Join::Hash(hash) = join {
-                    self.hash_join(plan, hash, &out)
-                } else {
-                    let (l, r) = rayon::join(
-                        || self.collect(left, "the join's collected left input"),
-                        || self.collect(right, "the join's collected right input"),
-                    );
-                    let (l, r) = (l?, r?);
-                    let l_in = JoinInput::new(left.schema.clone(), l.batches);
-                    let r_in = JoinInput::new(right.schema.clone(), r.batches);
-                    run_collected(plan, join, &l_in, &r_in, &out)
-                };
-                result?;
-                coalesce.flush(&|b| {
-                    metrics.record(&b);
-                    sink(b)
-                })
-            }
+            Operator::Join { .. } => self.join(plan, sink),
             Operator::Aggregate { input, aggregate } => {
                 // Fused: the input pipeline's threads aggregate as they go.
                 let sink = aggregate.sink(self.budget)?;
@@ -370,205 +342,5 @@ impl Run<'_> {
                 result.into_iter().try_for_each(out)
             }
         }
-    }
-
-    /// A hash join: the build side collected, then the probe side's
-    /// pipeline pushing its batches straight into the probe, so the probe
-    /// side is never held whole (its batches are freed, and their memory
-    /// reused, as they are probed): a BROADCAST join, or a SHUFFLE_HASH
-    /// one with a build side too small to partition (the kernel collects
-    /// the probe side of the others itself).
-    fn hash_join(&self, plan: &PhysicalPlan, hash: &HashJoin, out: &Sink<'_>) -> Result<()> {
-        let Operator::Join {
-            left,
-            right,
-            decision,
-            ..
-        } = &plan.operator
-        else {
-            return Err(ExecError::Unsupported("internal: not a join".into()));
-        };
-        let (build_plan, probe_plan) = match hash.built_side() {
-            JoinSide::Left => (left, right),
-            JoinSide::Right => (right, left),
-        };
-        let build_held = self.collect(build_plan, "the hash join's build side")?;
-        let build = JoinInput::new(build_plan.schema.clone(), build_held.batches);
-        // Either side may be built: SHUFFLE_HASH, or BROADCAST of an inner
-        // join (HINTS.md H13). A default BROADCAST of another join type
-        // whose broadcast side turns out the larger runs as the SHUFFLE_HASH
-        // building the smaller side that H15 falls back to.
-        let either_side = matches!(
-            decision.strategy,
-            Strategy::ShuffleHash | Strategy::Broadcast
-        );
-        if decision.source == DecisionSource::Default
-            && either_side
-            && build.num_rows() > UNPARTITIONED_ROWS
-        {
-            // Adaptive build side: the estimate chose this side; with both
-            // sides' real sizes known, the smaller one is built (H15's
-            // "the smaller side", on facts instead of guesses).
-            let probe_held = self.collect(probe_plan, "the hash join's collected probe side")?;
-            let probe = JoinInput::new(probe_plan.schema.clone(), probe_held.batches);
-            // The inputs keep their sides; only the kernel's build side moves.
-            let (l, r) = match hash.built_side() {
-                JoinSide::Left => (&build, &probe),
-                JoinSide::Right => (&probe, &build),
-            };
-            let mut hash = hash.clone();
-            if probe.num_rows() < build.num_rows() {
-                let side = match hash.built_side() {
-                    JoinSide::Left => JoinSide::Right,
-                    JoinSide::Right => JoinSide::Left,
-                };
-                let as_shuffle =
-                    decision.strategy == Strategy::Broadcast && hash.join_type() != JoinType::Inner;
-                let _ = plan.metrics.adapted.set(format!(
-                    "{}built the {} input ({} rows) instead of the {} ({} rows)",
-                    if as_shuffle {
-                        "ran as SHUFFLE_HASH: "
-                    } else {
-                        ""
-                    },
-                    side_label(side),
-                    probe.num_rows(),
-                    side_label(hash.built_side()),
-                    build.num_rows()
-                ));
-                hash = hash.build_side(side);
-                if as_shuffle {
-                    hash = hash.mode(HashJoinMode::Partitioned);
-                }
-            }
-            return run_collected(plan, &Join::Hash(hash), l, r, out);
-        }
-        let probe = JoinInput::new(probe_plan.schema.clone(), Vec::new());
-        let (l, r) = match hash.built_side() {
-            JoinSide::Left => (&build, &probe),
-            JoinSide::Right => (&probe, &build),
-        };
-        let metrics = &plan.metrics;
-        // Errors of the plan above (the sink) and below (the probe side's
-        // pipeline) are ExecErrors; the kernel carries a placeholder.
-        let failure: Mutex<Option<ExecError>> = Mutex::new(None);
-        let stop = |e: ExecError| {
-            lock(&failure).get_or_insert(e);
-            KernelError::Filter("stopped by another operator".into())
-        };
-        // The join's time: the build (until the feed starts), each probe
-        // call, and the end (after the feed returns).
-        let started = Instant::now();
-        let fed_at = Mutex::new(None);
-        let result = hash.for_each_fed(
-            l,
-            r,
-            &|push| {
-                metrics.add_time(started.elapsed());
-                let _done = FedAt(&fed_at);
-                self.push(probe_plan, &|b: RecordBatch| {
-                    let start = Instant::now();
-                    let pushed = push(b);
-                    metrics.add_time(start.elapsed());
-                    pushed.map_err(ExecError::from)
-                })
-                .map_err(stop)
-            },
-            &|b: RecordBatch| out(b).map_err(stop),
-        );
-        if let Some(at) = *lock(&fed_at) {
-            metrics.add_time(at.elapsed());
-        }
-        if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            return Err(e);
-        }
-        result.map_err(ExecError::from)
-    }
-}
-
-/// Records when the feed of a broadcast join returned (on drop).
-struct FedAt<'a>(&'a Mutex<Option<Instant>>);
-
-impl Drop for FedAt<'_> {
-    fn drop(&mut self) {
-        *lock(self.0) = Some(Instant::now());
-    }
-}
-
-/// Runs a join over both inputs, collected.
-fn run_collected(
-    plan: &PhysicalPlan,
-    join: &Join,
-    l: &JoinInput,
-    r: &JoinInput,
-    out: &Sink<'_>,
-) -> Result<()> {
-    let start = Instant::now();
-    let failure: Mutex<Option<ExecError>> = Mutex::new(None);
-    let result = join.for_each(l, r, &|b: RecordBatch| {
-        out(b).map_err(|e| {
-            *lock(&failure) = Some(e);
-            KernelError::Filter("stopped by an operator above the join".into())
-        })
-    });
-    plan.metrics.add_time(start.elapsed());
-    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
-    }
-    result.map_err(ExecError::from)
-}
-
-/// Gathers batches of fewer than half `target` rows until they make
-/// `target` rows, then passes them on as one; larger batches pass as they
-/// are. Safe to push from several threads.
-struct Coalesce {
-    schema: arrow_schema::SchemaRef,
-    target: usize,
-    pending: Mutex<(Vec<RecordBatch>, usize)>,
-}
-
-impl Coalesce {
-    fn new(schema: arrow_schema::SchemaRef, target: usize) -> Self {
-        Coalesce {
-            schema,
-            target: target.max(1),
-            pending: Mutex::new((Vec::new(), 0)),
-        }
-    }
-
-    fn push(&self, batch: RecordBatch, out: &Sink<'_>) -> Result<()> {
-        if batch.num_rows() * 2 >= self.target {
-            return out(batch);
-        }
-        let ready = {
-            let mut pending = lock(&self.pending);
-            pending.1 += batch.num_rows();
-            pending.0.push(batch);
-            if pending.1 >= self.target {
-                pending.1 = 0;
-                Some(std::mem::take(&mut pending.0))
-            } else {
-                None
-            }
-        };
-        match ready {
-            Some(batches) => out(self.concat(&batches)?),
-            None => Ok(()),
-        }
-    }
-
-    /// Passes on what is left.
-    fn flush(&self, out: &Sink<'_>) -> Result<()> {
-        let batches = std::mem::take(&mut lock(&self.pending).0);
-        if batches.is_empty() {
-            return Ok(());
-        }
-        out(self.concat(&batches)?)
-    }
-
-    fn concat(&self, batches: &[RecordBatch]) -> Result<RecordBatch> {
-        let batch = arrow_select::concat::concat_batches(&self.schema, batches)
-            .map_err(|e| ExecError::arrow("joining small join output batches", e))?;
-        Ok(crate::kernels::compact_views(batch)?)
     }
 }

@@ -353,7 +353,7 @@ fn default_shuffle_hash_builds_the_side_that_is_really_smaller() {
     use arrow_array::{Int64Array, RecordBatch};
     use arrow_schema::{DataType, Field, Schema};
     use std::sync::Arc;
-    use tenon::kernels::hash::UNPARTITIONED_ROWS;
+    use tenon::kernels::HashJoin;
 
     let table = |n: usize, step: i64| {
         let schema = Arc::new(Schema::new(vec![
@@ -364,8 +364,8 @@ fn default_shuffle_hash_builds_the_side_that_is_really_smaller() {
         let v = Int64Array::from_iter_values((0..n as i64).map(|i| i % 7));
         RecordBatch::try_new(schema, vec![Arc::new(k), Arc::new(v)]).unwrap()
     };
-    let big = UNPARTITIONED_ROWS + 20_000;
-    let small = UNPARTITIONED_ROWS + 5_000;
+    let big = HashJoin::unpartitioned_rows() + 20_000;
+    let small = HashJoin::unpartitioned_rows() + 5_000;
     let mut s = session(2, 8192);
     s.register_batch("big", table(big, 3)).unwrap();
     s.register_batch("small", table(small, 5)).unwrap();
@@ -415,7 +415,7 @@ fn default_broadcast_of_a_semi_join_builds_the_smaller_preserved_side() {
     use arrow_array::{Int64Array, RecordBatch};
     use arrow_schema::{DataType, Field, Schema};
     use std::sync::Arc;
-    use tenon::kernels::hash::UNPARTITIONED_ROWS;
+    use tenon::kernels::HashJoin;
 
     let table = |n: usize, step: i64| {
         let schema = Arc::new(Schema::new(vec![
@@ -429,7 +429,7 @@ fn default_broadcast_of_a_semi_join_builds_the_smaller_preserved_side() {
         let v = Int64Array::from_iter_values((0..n as i64).map(|i| i % 7));
         RecordBatch::try_new(schema, vec![Arc::new(k), Arc::new(v)]).unwrap()
     };
-    let big = 2 * UNPARTITIONED_ROWS; // 5/7 of it pass big.v < 5
+    let big = 2 * HashJoin::unpartitioned_rows(); // 5/7 of it pass big.v < 5
     let mut s = session(2, 8192);
     s.register_batch("big", table(big, 3)).unwrap();
     s.register_batch("small", table(60_000, 1)).unwrap();

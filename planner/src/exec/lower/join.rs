@@ -17,7 +17,7 @@ use crate::exec::{ExecError, Result};
 use crate::expr::{ExprJoinFilter, PhysicalExpr};
 use crate::hints::DecisionSource;
 use crate::kernels::{
-    HashJoin, HashJoinMode, Join, JoinSide, JoinType, NestedLoopJoin, RangeCondition,
+    HashJoin, HashJoinMode, Join, JoinKernel, JoinSide, JoinType, NestedLoopJoin, RangeCondition,
     SortMergeJoin, Strategy,
 };
 use crate::sql::PlanPath;

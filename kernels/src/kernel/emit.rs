@@ -5,17 +5,24 @@
 //! (outer/semi/anti on the build side) and probe rows (on the probe side),
 //! and, for the join types that output pairs, are gathered into a batch.
 //! Rows that are output alone (unmatched rows of outer joins, semi and anti
-//! results) go through [`Emitter::rows`].
+//! results) go through [`Emitter::rows`]: the rows a match bitmap decides
+//! once every pair is known (the *unmatched-rows pass*) through
+//! [`Emitter::rows_where`], a probe morsel's rows decided by its marks
+//! through [`Emitter::marked_rows`].
 
 use arrow_array::{Array, RecordBatch, UInt32Array};
 use arrow_buffer::ScalarBuffer;
+use rayon::prelude::*;
 
-use crate::bitmap::AtomicBitmap;
+use super::output::OutputLayout;
+use crate::bitmap::{AtomicBitmap, Bitmap};
 use crate::error::{KernelError, Result};
 use crate::filter::JoinFilter;
 use crate::join_type::Roles;
-use crate::output::OutputLayout;
 use crate::rows::RowSource;
+
+/// Rows per parallel task of the unmatched-rows pass.
+const SOURCE_ROWS: usize = 1 << 16;
 
 /// Where output batches go; called from worker threads.
 pub type BatchSink<'a> = dyn Fn(RecordBatch) -> Result<()> + Sync + 'a;
@@ -130,5 +137,47 @@ impl Emitter<'_> {
             (self.sink)(out)?;
         }
         Ok(())
+    }
+
+    /// The unmatched-rows pass: outputs the rows `i` of `0..n` of `source`
+    /// for which `keep(i)` (unmatched rows of outer and anti joins, matched
+    /// rows of semi joins, as a match bitmap says once every pair is
+    /// known), in parallel chunks of [`SOURCE_ROWS`] rows. `from_build`
+    /// says which side `source` is.
+    pub(crate) fn rows_where(
+        &self,
+        source: &dyn RowSource,
+        from_build: bool,
+        n: usize,
+        keep: impl Fn(usize) -> bool + Sync + Send,
+    ) -> Result<()> {
+        (0..n.div_ceil(SOURCE_ROWS))
+            .into_par_iter()
+            .try_for_each(|c| {
+                let rows: Vec<u32> = (c * SOURCE_ROWS..((c + 1) * SOURCE_ROWS).min(n))
+                    .filter(|&i| keep(i))
+                    .map(|i| i as u32)
+                    .collect();
+                self.rows(source, from_build, &rows)
+            })
+    }
+
+    /// Outputs the rows of a probe morsel of `len` rows that its `marks`
+    /// decide (matched rows of a semi join, unmatched ones of outer and
+    /// anti joins), when the join type tracks probe rows.
+    pub(crate) fn marked_rows(
+        &self,
+        probe: &dyn RowSource,
+        len: usize,
+        marks: &Bitmap,
+    ) -> Result<()> {
+        if !self.roles.tracks_probe() {
+            return Ok(());
+        }
+        let want = self.roles.probe_semi;
+        let rows: Vec<u32> = (0..len as u32)
+            .filter(|&r| marks.get(r as usize) == want)
+            .collect();
+        self.rows(probe, false, &rows)
     }
 }

@@ -7,8 +7,8 @@ use std::thread::JoinHandle;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
+use super::emit::BatchSink;
 use crate::error::{KernelError, Result};
-use crate::hash::BatchSink;
 
 /// Output batches of a running join, in the order the workers finish them.
 ///

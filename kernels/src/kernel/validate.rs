@@ -3,9 +3,10 @@
 
 use arrow_schema::{DataType, Schema};
 
+use super::input::JoinInput;
 use crate::error::{KernelError, Result};
-use crate::hash::JoinInput;
 use crate::join_type::JoinType;
+use crate::keys::KeyKind;
 
 /// Largest row count of one side (row indices are `u32`).
 pub(crate) const MAX_ROWS: usize = u32::MAX as usize - 1;
@@ -70,6 +71,58 @@ pub(crate) fn check_keys(
         types.push(lt.clone());
     }
     Ok(types)
+}
+
+/// The equality keys of a kernel that joins on key pairs (hash,
+/// sort-merge), and the options that go with them.
+#[derive(Debug, Clone)]
+pub(crate) struct EquiKeys {
+    /// `(left column, right column)` pairs, compared with SQL `=`.
+    pub on: Vec<(usize, usize)>,
+    /// Compare with `IS NOT DISTINCT FROM` (NULL matches NULL).
+    pub null_equal: bool,
+    /// A forced partition count (a power of two), else chosen by size.
+    pub partitions: Option<usize>,
+}
+
+impl EquiKeys {
+    /// Keys `on`, NULL never equal, the partition count left to the kernel.
+    pub(crate) fn new(on: Vec<(usize, usize)>) -> Self {
+        EquiKeys {
+            on,
+            null_equal: false,
+            partitions: None,
+        }
+    }
+
+    /// The checks of a `kernel` ("hash join") of `join_type` over these
+    /// inputs: the key pairs, NOT IN's rules, the partition count and both
+    /// inputs. Returns the key types and how they are encoded.
+    pub(crate) fn check(
+        &self,
+        kernel: &str,
+        join_type: JoinType,
+        left: &JoinInput,
+        right: &JoinInput,
+    ) -> Result<(Vec<DataType>, KeyKind)> {
+        let types = check_keys(kernel, &self.on, left.schema(), right.schema())?;
+        check_not_in(join_type, self.on.len(), self.null_equal)?;
+        check_partitions(self.partitions)?;
+        check_input(left, "left")?;
+        check_input(right, "right")?;
+        let kind = KeyKind::try_new(&types)?;
+        Ok((types, kind))
+    }
+
+    /// The key columns of the left input, in key order.
+    pub(crate) fn left_columns(&self) -> Vec<usize> {
+        self.on.iter().map(|p| p.0).collect()
+    }
+
+    /// The key columns of the right input, in key order.
+    pub(crate) fn right_columns(&self) -> Vec<usize> {
+        self.on.iter().map(|p| p.1).collect()
+    }
 }
 
 /// A null-aware anti join (NOT IN) has exactly one key and its own NULL

@@ -23,8 +23,8 @@ use arrow_buffer::{Buffer, ScalarBuffer};
 use arrow_schema::DataType;
 use arrow_select::concat::concat_batches;
 
+use super::input::JoinInput;
 use crate::error::Result;
-use crate::hash::JoinInput;
 pub(crate) use crate::memory::batch_bytes;
 use crate::memory::{MemoryBudget, MemoryReservation};
 

@@ -1,0 +1,154 @@
+//! Run-time adaptation: what a join changes of the planner's decision once
+//! its inputs' real sizes are known.
+//!
+//! One adaptation today, the **adaptive build side**. A hash join
+//! (BROADCAST or SHUFFLE_HASH) that the planner chose by default, without
+//! a hint, builds the side the estimates said was smaller. When that side,
+//! collected, turns out large enough for the kernel to partition it
+//! ([`FedProbe::partitions_build`]), the probe side is collected too
+//! ([`may_adapt`]), and if it is the smaller one it is built instead
+//! ([`adapt`]): docs/hints.md H15's "the smaller side", on facts instead of
+//! guesses. A BROADCAST of another join type than INNER cannot build its
+//! other side (H13), so it runs as the SHUFFLE_HASH that H15 falls back to.
+//! A hinted join is never adapted. EXPLAIN ANALYZE shows the adaptation
+//! made (`adapted: ...`, [`Adaptation::note`]).
+//!
+//! The inputs are the planner's decision as a [`Planned`] (its strategy,
+//! and whether it was the default), the kernel, and the row counts: what
+//! the plan allows to adapt can become one more field of [`Planned`].
+
+use crate::hints::side_label;
+use crate::kernels::{FedProbe, Join, JoinKernel, JoinSide, JoinType, Strategy};
+
+/// The planner's decision for a join, as far as adaptation reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Planned {
+    /// The strategy the planner chose.
+    pub strategy: Strategy,
+    /// Whether it chose it by default (no hint): only then may the
+    /// executor change it.
+    pub by_default: bool,
+}
+
+/// An adaptation made: the join to run instead, and what changed (shown
+/// by EXPLAIN ANALYZE).
+#[derive(Debug)]
+pub(super) struct Adaptation {
+    /// The join that runs instead of the planned one.
+    pub join: Join,
+    /// What changed and why, in words.
+    pub note: String,
+}
+
+/// Whether the build side of `kernel`, with `build_rows` rows, may still
+/// change: then the probe side must be collected to know its size (see the
+/// module docs).
+pub(super) fn may_adapt(planned: Planned, kernel: &dyn FedProbe, build_rows: usize) -> bool {
+    planned.by_default
+        && matches!(
+            planned.strategy,
+            Strategy::Broadcast | Strategy::ShuffleHash
+        )
+        && kernel.partitions_build(build_rows)
+}
+
+/// The adaptive build side: `join` builds the other side when its probe
+/// side (`probe_rows`) is smaller than its build side (`build_rows`) and
+/// [`may_adapt`] allows it; `None` when nothing changes.
+pub(super) fn adapt(
+    planned: Planned,
+    join: &Join,
+    build_rows: usize,
+    probe_rows: usize,
+) -> Option<Adaptation> {
+    let kernel = join.fed()?;
+    if !may_adapt(planned, kernel, build_rows) || probe_rows >= build_rows {
+        return None;
+    }
+    let built = kernel.build_side();
+    let side = match built {
+        JoinSide::Left => JoinSide::Right,
+        JoinSide::Right => JoinSide::Left,
+    };
+    let as_shuffle = planned.strategy == Strategy::Broadcast && join.join_type() != JoinType::Inner;
+    let strategy = if as_shuffle {
+        Strategy::ShuffleHash
+    } else {
+        join.strategy()
+    };
+    let note = format!(
+        "{}built the {} input ({probe_rows} rows) instead of the {} ({build_rows} rows)",
+        if as_shuffle {
+            "ran as SHUFFLE_HASH: "
+        } else {
+            ""
+        },
+        side_label(side),
+        side_label(built),
+    );
+    Some(Adaptation {
+        join: kernel.building(side, strategy),
+        note,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::{HashJoin, HashJoinMode, SortMergeJoin};
+
+    fn planned(strategy: Strategy, by_default: bool) -> Planned {
+        Planned {
+            strategy,
+            by_default,
+        }
+    }
+
+    fn hash(join_type: JoinType, mode: HashJoinMode) -> Join {
+        HashJoin::new(join_type, vec![(0, 0)]).mode(mode).into()
+    }
+
+    #[test]
+    fn a_default_hash_join_builds_its_smaller_side_once_it_is_large() {
+        let big = HashJoin::unpartitioned_rows() + 1;
+        let join = hash(JoinType::Inner, HashJoinMode::Partitioned);
+        let a = adapt(planned(Strategy::ShuffleHash, true), &join, big, 10).unwrap();
+        let fed = a.join.fed().unwrap();
+        assert_eq!(fed.build_side(), JoinSide::Left);
+        assert_eq!(a.join.strategy(), Strategy::ShuffleHash);
+        assert!(
+            a.note.starts_with("built the left input (10 rows)"),
+            "{}",
+            a.note
+        );
+        // An inner BROADCAST stays a broadcast.
+        let join = hash(JoinType::Inner, HashJoinMode::Broadcast);
+        let a = adapt(planned(Strategy::Broadcast, true), &join, big, 10).unwrap();
+        assert_eq!(a.join.strategy(), Strategy::Broadcast);
+    }
+
+    #[test]
+    fn a_broadcast_outer_join_that_switches_sides_runs_as_shuffle_hash() {
+        let big = HashJoin::unpartitioned_rows() + 1;
+        let join = hash(JoinType::Left, HashJoinMode::Broadcast);
+        let a = adapt(planned(Strategy::Broadcast, true), &join, big, 10).unwrap();
+        assert_eq!(a.join.strategy(), Strategy::ShuffleHash);
+        assert_eq!(a.join.fed().unwrap().build_side(), JoinSide::Left);
+        assert!(a.note.starts_with("ran as SHUFFLE_HASH: "), "{}", a.note);
+    }
+
+    #[test]
+    fn hinted_small_or_already_smaller_builds_are_not_adapted() {
+        let big = HashJoin::unpartitioned_rows() + 1;
+        let small = HashJoin::unpartitioned_rows();
+        let join = hash(JoinType::Inner, HashJoinMode::Partitioned);
+        let p = planned(Strategy::ShuffleHash, true);
+        assert!(adapt(planned(Strategy::ShuffleHash, false), &join, big, 10).is_none());
+        assert!(adapt(p, &join, small, 10).is_none());
+        assert!(!may_adapt(p, join.fed().unwrap(), small));
+        assert!(may_adapt(p, join.fed().unwrap(), big));
+        assert!(adapt(p, &join, big, big).is_none());
+        let merge: Join = SortMergeJoin::new(JoinType::Inner, vec![(0, 0)]).into();
+        assert!(adapt(planned(Strategy::ShuffleMerge, true), &merge, big, 10).is_none());
+    }
+}

@@ -1,0 +1,230 @@
+//! Running a join operator on its kernel.
+//!
+//! A kernel that can take its probe side batch by batch
+//! ([`JoinKernel::fed`]: the hash join) gets its build side collected, then
+//! the probe side's pipeline pushes its batches straight into the probe, so
+//! the probe side is never held whole (its batches are freed, and their
+//! memory reused, as they are probed); the kernel itself collects them when
+//! it partitions a large build side. Before that, the [`adapt`] step may
+//! change the build side on the inputs' real sizes, and then both sides are
+//! collected. The other kernels (sort-merge, nested loop) take both sides
+//! collected.
+//!
+//! Errors of the operators around the join (the sink above it, the probe
+//! side's pipeline below it) travel through the kernel as
+//! [`KernelError::External`](crate::kernels::KernelError::External) and
+//! come back as the executor's own error, with its source.
+//!
+//! Selective joins emit many small batches (one per probe morsel); the
+//! operators above pay per batch, so the output is coalesced to the batch
+//! size first.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use arrow_array::RecordBatch;
+
+use super::adapt::{self, Planned};
+use super::run::{Run, Sink, lock};
+use crate::exec::plan::{Operator, PhysicalPlan};
+use crate::exec::{ExecError, Result};
+use crate::hints::DecisionSource;
+use crate::kernels::{FedProbe, Join, JoinInput, JoinKernel, JoinSide};
+
+impl Run<'_> {
+    /// Runs the join `plan`, pushing its output (coalesced) into `sink`.
+    pub(super) fn join(&self, plan: &PhysicalPlan, sink: &Sink<'_>) -> Result<()> {
+        let Operator::Join {
+            left, right, join, ..
+        } = &plan.operator
+        else {
+            return Err(ExecError::Unsupported("internal: not a join".into()));
+        };
+        let metrics = &plan.metrics;
+        let recorded = |b: RecordBatch| {
+            metrics.record(&b);
+            sink(b)
+        };
+        let coalesce = Coalesce::new(plan.schema.clone(), self.batch_size);
+        let out = |b: RecordBatch| coalesce.push(b, &recorded);
+        match join.fed() {
+            Some(fed) => self.fed_join(plan, join, fed, &out)?,
+            None => {
+                let (l, r) = rayon::join(
+                    || self.collect(left, "the join's collected left input"),
+                    || self.collect(right, "the join's collected right input"),
+                );
+                let (l, r) = (l?, r?);
+                let l_in = JoinInput::new(left.schema.clone(), l.batches);
+                let r_in = JoinInput::new(right.schema.clone(), r.batches);
+                run_collected(plan, join, &l_in, &r_in, &out)?;
+            }
+        }
+        coalesce.flush(&recorded)
+    }
+
+    /// A join whose kernel takes its probe side batch by batch (see the
+    /// module docs): the build side collected, then the probe side pushed,
+    /// unless the adaptation step wants both sides' sizes first.
+    fn fed_join(
+        &self,
+        plan: &PhysicalPlan,
+        join: &Join,
+        fed: &dyn FedProbe,
+        out: &Sink<'_>,
+    ) -> Result<()> {
+        let Operator::Join {
+            left,
+            right,
+            decision,
+            ..
+        } = &plan.operator
+        else {
+            return Err(ExecError::Unsupported("internal: not a join".into()));
+        };
+        let (build_plan, probe_plan) = match fed.build_side() {
+            JoinSide::Left => (left, right),
+            JoinSide::Right => (right, left),
+        };
+        let build_held = self.collect(build_plan, "the hash join's build side")?;
+        let build = JoinInput::new(build_plan.schema.clone(), build_held.batches);
+        let planned = Planned {
+            strategy: decision.strategy,
+            by_default: decision.source == DecisionSource::Default,
+        };
+        if adapt::may_adapt(planned, fed, build.num_rows()) {
+            let probe_held = self.collect(probe_plan, "the hash join's collected probe side")?;
+            let probe = JoinInput::new(probe_plan.schema.clone(), probe_held.batches);
+            // The inputs keep their sides; only the kernel's build side moves.
+            let (l, r) = sides(fed.build_side(), &build, &probe);
+            let adapted = adapt::adapt(planned, join, build.num_rows(), probe.num_rows());
+            let join = match adapted {
+                Some(a) => {
+                    let _ = plan.metrics.adapted.set(a.note);
+                    a.join
+                }
+                None => join.clone(),
+            };
+            return run_collected(plan, &join, l, r, out);
+        }
+        let probe = JoinInput::new(probe_plan.schema.clone(), Vec::new());
+        let (l, r) = sides(fed.build_side(), &build, &probe);
+        let metrics = &plan.metrics;
+        // The join's time: the build (until the feed starts), each probe
+        // call, and the end (after the feed returns).
+        let started = Instant::now();
+        let fed_at = Mutex::new(None);
+        let result = fed.for_each_fed(
+            l,
+            r,
+            &|push| {
+                metrics.add_time(started.elapsed());
+                let _done = FedAt(&fed_at);
+                self.push(probe_plan, &|b: RecordBatch| {
+                    let start = Instant::now();
+                    let pushed = push(b);
+                    metrics.add_time(start.elapsed());
+                    pushed.map_err(ExecError::from)
+                })
+                .map_err(ExecError::into_kernel)
+            },
+            &|b: RecordBatch| out(b).map_err(ExecError::into_kernel),
+        );
+        if let Some(at) = *lock(&fed_at) {
+            metrics.add_time(at.elapsed());
+        }
+        result.map_err(ExecError::from)
+    }
+}
+
+/// The kernel's `(left, right)` inputs, from its build and probe inputs.
+fn sides<'a>(
+    build_side: JoinSide,
+    build: &'a JoinInput,
+    probe: &'a JoinInput,
+) -> (&'a JoinInput, &'a JoinInput) {
+    match build_side {
+        JoinSide::Left => (build, probe),
+        JoinSide::Right => (probe, build),
+    }
+}
+
+/// Records when the feed of a fed join returned (on drop).
+struct FedAt<'a>(&'a Mutex<Option<Instant>>);
+
+impl Drop for FedAt<'_> {
+    fn drop(&mut self) {
+        *lock(self.0) = Some(Instant::now());
+    }
+}
+
+/// Runs a join over both inputs, collected.
+fn run_collected(
+    plan: &PhysicalPlan,
+    join: &Join,
+    l: &JoinInput,
+    r: &JoinInput,
+    out: &Sink<'_>,
+) -> Result<()> {
+    let start = Instant::now();
+    let result = join.for_each(l, r, &|b: RecordBatch| {
+        out(b).map_err(ExecError::into_kernel)
+    });
+    plan.metrics.add_time(start.elapsed());
+    result.map_err(ExecError::from)
+}
+
+/// Gathers batches of fewer than half `target` rows until they make
+/// `target` rows, then passes them on as one; larger batches pass as they
+/// are. Safe to push from several threads.
+struct Coalesce {
+    schema: arrow_schema::SchemaRef,
+    target: usize,
+    pending: Mutex<(Vec<RecordBatch>, usize)>,
+}
+
+impl Coalesce {
+    fn new(schema: arrow_schema::SchemaRef, target: usize) -> Self {
+        Coalesce {
+            schema,
+            target: target.max(1),
+            pending: Mutex::new((Vec::new(), 0)),
+        }
+    }
+
+    fn push(&self, batch: RecordBatch, out: &Sink<'_>) -> Result<()> {
+        if batch.num_rows() * 2 >= self.target {
+            return out(batch);
+        }
+        let ready = {
+            let mut pending = lock(&self.pending);
+            pending.1 += batch.num_rows();
+            pending.0.push(batch);
+            if pending.1 >= self.target {
+                pending.1 = 0;
+                Some(std::mem::take(&mut pending.0))
+            } else {
+                None
+            }
+        };
+        match ready {
+            Some(batches) => out(self.concat(&batches)?),
+            None => Ok(()),
+        }
+    }
+
+    /// Passes on what is left.
+    fn flush(&self, out: &Sink<'_>) -> Result<()> {
+        let batches = std::mem::take(&mut lock(&self.pending).0);
+        if batches.is_empty() {
+            return Ok(());
+        }
+        out(self.concat(&batches)?)
+    }
+
+    fn concat(&self, batches: &[RecordBatch]) -> Result<RecordBatch> {
+        let batch = arrow_select::concat::concat_batches(&self.schema, batches)
+            .map_err(|e| ExecError::arrow("joining small join output batches", e))?;
+        Ok(crate::kernels::compact_views(batch)?)
+    }
+}
