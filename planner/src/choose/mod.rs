@@ -48,20 +48,29 @@
 //!   is a table (or alias) whose [`TableStats::sorted_on`] starts with the
 //!   join's key columns on that side, in order.
 
+mod choice;
 mod estimate;
+mod explain;
+mod join_numbers;
 
+pub use choice::{JoinChoice, allows_adaptive_build_side};
+pub(crate) use join_numbers::decision_number;
+
+use choice::set_operation_join;
 use estimate::Estimator;
+use join_numbers::number_joins;
 
-use std::fmt::{self, Write as _};
+use std::collections::HashMap;
 
 use datafusion_common::tree_node::TreeNodeRecursion;
-use datafusion_common::{NullEquality, TableReference};
+use datafusion_common::{NullEquality, TableReference, plan_err};
 use datafusion_expr::{Expr, Join, JoinType as DfJoinType, LogicalPlan};
 
 use crate::config::Config;
 use crate::hints::{
     BlockInput, BlockJoins, DecisionSource, Hint, HintArgs, HintComment, HintError, HintName,
-    HintPlacement, IgnoredHint, JoinSite, Position, SiteInput, key_values, resolve_block,
+    HintPlacement, IgnoredHint, JoinDecision, JoinSite, Position, SiteInput, key_values,
+    resolve_block,
 };
 use crate::kernels::{JoinSide, JoinType, Strategy};
 use crate::sql::{
@@ -132,6 +141,9 @@ pub struct PlannedJoin {
     pub reason: String,
     /// A hint or the default.
     pub source: DecisionSource,
+    /// Whether the executor may build the other input once both inputs'
+    /// sizes are known ([`allows_adaptive_build_side`]).
+    pub adaptive_build_side: bool,
     /// Hints that named an input of this join but did not decide it.
     pub ignored_hints: Vec<IgnoredHint>,
 }
@@ -172,10 +184,36 @@ pub struct JoinPlan {
     pub joins: Vec<PlannedJoin>,
     /// Join hints that matched no join of their block (lenient mode).
     pub unused_hints: Vec<UnusedHint>,
+    /// The joins DataFusion makes of `INTERSECT` and `EXCEPT`, which
+    /// belong to no query block and take no hints, in plan order (inputs
+    /// first). EXPLAIN's list of joins leaves them out; the operator tree
+    /// shows them. Their [`PlannedJoin::block`] is `usize::MAX`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use arrow_schema::{DataType, Field, Schema};
+    /// use tenon_planner::choose::plan_joins;
+    /// use tenon_planner::config::Config;
+    /// use tenon_planner::kernels::{JoinSide, Strategy};
+    /// use tenon_planner::sql::Catalog;
+    ///
+    /// let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
+    /// let mut catalog = Catalog::new();
+    /// catalog.register_table("t1", schema.clone());
+    /// catalog.register_table("t2", schema);
+    /// let sql = "SELECT id FROM t1 INTERSECT SELECT id FROM t2";
+    /// let plan = plan_joins(sql, &catalog, &Config::default())?;
+    /// assert!(plan.joins.is_empty());
+    /// let join = &plan.set_operation_joins[0];
+    /// assert_eq!((join.strategy, join.build_side), (Strategy::ShuffleHash, Some(JoinSide::Right)));
+    /// # Ok::<(), tenon_planner::choose::PlanError>(())
+    /// ```
+    pub set_operation_joins: Vec<PlannedJoin>,
     /// Every scan with OPTIONS, in block order, scans of a block in plan
     /// order.
     pub scan_options: Vec<ScanOptions>,
-    /// The planned query the decisions refer to.
+    /// The planned query the decisions refer to; each of its joins carries
+    /// the number of its decision (`join_numbers.rs`).
     pub query: PlannedQuery,
 }
 
@@ -226,10 +264,43 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     if let Some(raw) = query.unattached_hints.first() {
         parse_raw(raw, HintPlacement::Elsewhere)?;
     }
+    let mut scan_options = Vec::new();
+    for &b in &query.block_order {
+        if let Some(block) = query.blocks.get(b) {
+            scan_options.extend(block_scan_options(block)?);
+        }
+    }
+    let order = join_order(&query);
     let resolve_config = config.resolve_config();
+    let estimator = Estimator::new(&query.plan, catalog);
+    let mut slots: Vec<Option<PlannedJoin>> = vec![None; order.len()];
+    let mut unused_hints = Vec::new();
+    for block in &query.blocks {
+        let global_id = |j: usize| order.iter().position(|&x| x == (block.id, j)).unwrap_or(0);
+        let decided = decide_block(block, &query.plan, &global_id, catalog, &estimator)?;
+        let resolution = resolve_block(&decided.joins, &decided.hints, &resolve_config)?;
+        for (site, decision) in decided.joins.joins.iter().zip(resolution.joins) {
+            slots[site.id] = Some(decided.planned(site, decision));
+        }
+        unused_hints.extend(resolution.unused.into_iter().map(|hint| UnusedHint {
+            block: block.id,
+            hint,
+        }));
+    }
+    let joins: Vec<PlannedJoin> = slots.into_iter().flatten().collect();
+    let (query, set_operation_joins) = number_decisions(query, &joins, config)?;
+    Ok(JoinPlan {
+        joins,
+        set_operation_joins,
+        unused_hints,
+        scan_options,
+        query,
+    })
+}
 
-    // The global order: blocks in post-order of their nesting, each
-    // block's joins bottom-up.
+/// The global order of the joins (CLI.md): blocks in post-order of their
+/// nesting, each block's joins bottom-up; `(block, join of the block)`.
+fn join_order(query: &PlannedQuery) -> Vec<(usize, usize)> {
     let mut order: Vec<(usize, usize)> = query
         .block_order
         .iter()
@@ -242,80 +313,127 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
             order.extend((0..block.joins.len()).map(|j| (block.id, j)));
         }
     }
-    let global_id = |b: usize, j: usize| order.iter().position(|&x| x == (b, j)).unwrap_or(0);
+    order
+}
 
-    let estimator = Estimator::new(&query.plan, catalog);
-    let mut slots: Vec<Option<PlannedJoin>> = vec![None; order.len()];
-    let mut unused_hints = Vec::new();
-    let mut scan_options = Vec::new();
-    for &b in &query.block_order {
-        if let Some(block) = query.blocks.get(b) {
-            scan_options.extend(block_scan_options(block)?);
-        }
+/// One block's joins as hint resolution sees them, with their logical
+/// nodes, ready to be resolved.
+struct BlockToDecide<'a> {
+    block: &'a QueryBlock,
+    hints: Vec<Hint>,
+    joins: BlockJoins,
+    nodes: Vec<Join>,
+}
+
+/// Collects a block's hints and describes each of its joins ([`JoinSite`],
+/// numbered by `global_id`).
+fn decide_block<'a>(
+    block: &'a QueryBlock,
+    plan: &LogicalPlan,
+    global_id: &dyn Fn(usize) -> usize,
+    catalog: &Catalog,
+    estimator: &Estimator<'_>,
+) -> Result<BlockToDecide<'a>, PlanError> {
+    let hints = block_hints(block)?;
+    let mut sites = Vec::with_capacity(block.joins.len());
+    let mut nodes = Vec::with_capacity(block.joins.len());
+    for (j, jref) in block.joins.iter().enumerate() {
+        let join = match node_at(plan, &jref.path) {
+            Some(LogicalPlan::Join(join)) => join,
+            _ => {
+                return Err(SqlError::Plan(format!(
+                    "internal: no join at {:?} of block {}",
+                    jref.path, block.id
+                ))
+                .into());
+            }
+        };
+        sites.push(join_site(global_id(j), jref, &join, catalog, estimator)?);
+        nodes.push(join);
     }
-    for block in &query.blocks {
-        let hints = block_hints(block)?;
-        let mut sites = Vec::with_capacity(block.joins.len());
-        let mut joins = Vec::with_capacity(block.joins.len());
-        for (j, jref) in block.joins.iter().enumerate() {
-            let join = match node_at(&query.plan, &jref.path) {
-                Some(LogicalPlan::Join(join)) => join,
-                _ => {
-                    return Err(SqlError::Plan(format!(
-                        "internal: no join at {:?} of block {}",
-                        jref.path, block.id
-                    ))
-                    .into());
-                }
-            };
-            let site = join_site(global_id(block.id, j), jref, &join, catalog, &estimator)?;
-            sites.push(site);
-            joins.push(join);
-        }
-        let inputs = block_inputs(block);
-        let resolution = resolve_block(
-            &BlockJoins {
-                inputs,
-                joins: sites.clone(),
-            },
-            &hints,
-            &resolve_config,
-        )?;
-        for ((site, join), (jref, decision)) in sites
-            .iter()
-            .zip(&joins)
-            .zip(block.joins.iter().zip(resolution.joins))
-        {
-            let build = decision
-                .build_side
-                .and_then(|side| site.input(side).name.clone());
-            slots[site.id] = Some(PlannedJoin {
-                block: block.id,
-                path: jref.path.clone(),
-                strategy: decision.strategy,
-                join_type: site.join_type,
-                build_side: decision.build_side,
-                build,
-                left: site.left.name.clone(),
-                right: site.right.name.clone(),
-                keys: key_texts(join),
-                filter: join.filter.as_ref().map(ToString::to_string),
-                reason: or_note(decision.reason, decision.strategy, join),
-                source: decision.source,
-                ignored_hints: decision.ignored,
-            });
-        }
-        unused_hints.extend(resolution.unused.into_iter().map(|hint| UnusedHint {
-            block: block.id,
-            hint,
-        }));
-    }
-    Ok(JoinPlan {
-        joins: slots.into_iter().flatten().collect(),
-        unused_hints,
-        scan_options,
-        query,
+    Ok(BlockToDecide {
+        block,
+        hints,
+        joins: BlockJoins {
+            inputs: block_inputs(block),
+            joins: sites,
+        },
+        nodes,
     })
+}
+
+impl BlockToDecide<'_> {
+    /// The planned join for `site` of this block, decided by `decision`.
+    fn planned(&self, site: &JoinSite, decision: JoinDecision) -> PlannedJoin {
+        let j = self
+            .joins
+            .joins
+            .iter()
+            .position(|s| s.id == site.id)
+            .unwrap_or(0);
+        let (jref, join) = (&self.block.joins[j], &self.nodes[j]);
+        let build = decision
+            .build_side
+            .and_then(|side| site.input(side).name.clone());
+        PlannedJoin {
+            block: self.block.id,
+            path: jref.path.clone(),
+            strategy: decision.strategy,
+            join_type: site.join_type,
+            build_side: decision.build_side,
+            build,
+            left: site.left.name.clone(),
+            right: site.right.name.clone(),
+            keys: key_texts(join),
+            filter: join.filter.as_ref().map(ToString::to_string),
+            reason: or_note(decision.reason, decision.strategy, join),
+            adaptive_build_side: allows_adaptive_build_side(&decision.source, decision.strategy),
+            source: decision.source,
+            ignored_hints: decision.ignored,
+        }
+    }
+}
+
+/// Writes each join's decision number on its node (`join_numbers.rs`):
+/// the block joins' numbers are their indices in `joins`; a join of no
+/// block (INTERSECT, EXCEPT) is decided here and numbered after them.
+fn number_decisions(
+    mut query: PlannedQuery,
+    joins: &[PlannedJoin],
+    config: &Config,
+) -> Result<(PlannedQuery, Vec<PlannedJoin>), PlanError> {
+    let by_path: HashMap<&PlanPath, usize> = joins
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (&j.path, i))
+        .collect();
+    let mut set_operation_joins = Vec::new();
+    let mut failure = None;
+    let plan = std::mem::take(&mut query.plan);
+    let numbered = number_joins(plan, &mut |path, join| {
+        if let Some(&i) = by_path.get(path) {
+            return Ok(i);
+        }
+        match set_operation_join(join, path.clone(), config) {
+            Ok(decision) => {
+                set_operation_joins.push(decision);
+                Ok(joins.len() + set_operation_joins.len() - 1)
+            }
+            Err(e) => {
+                let message = e.to_string();
+                failure = Some(e);
+                plan_err!("{message}")
+            }
+        }
+    });
+    query.plan = match (numbered, failure) {
+        (Ok(plan), _) => plan,
+        (Err(_), Some(e)) => return Err(e.into()),
+        (Err(e), None) => {
+            return Err(SqlError::Plan(format!("internal: numbering the joins: {e}")).into());
+        }
+    };
+    Ok((query, set_operation_joins))
 }
 
 /// Parses one raw hint comment as placed.
@@ -533,7 +651,6 @@ fn sorted_on_keys(stats: &TableStats, keys: &[&Expr]) -> bool {
     })
 }
 
-/// The equi keys as text.
 /// `reason`, with a note when a NEST_LOOP join's condition is an OR whose
 /// every branch has an equality of the two sides (`a.x = b.x OR a.y =
 /// b.y`): each branch would be a hash join on its own, but tenon does not
@@ -584,6 +701,7 @@ fn or_note(reason: String, strategy: Strategy, join: &Join) -> String {
     )
 }
 
+/// The equi keys as text (`IS NOT DISTINCT FROM` for null-equal keys).
 fn key_texts(join: &Join) -> Vec<String> {
     let op = match join.null_equality {
         NullEquality::NullEqualsNothing => "=",
@@ -595,72 +713,17 @@ fn key_texts(join: &Join) -> Vec<String> {
         .collect()
 }
 
-/// A JSON string literal.
-fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-fn json_opt(out: &mut String, s: Option<&str>) {
-    match s {
-        Some(s) => json_string(out, s),
-        None => out.push_str("null"),
-    }
-}
-
-impl PlannedJoin {
-    /// The join as one JSON object of CLI.md's `joins` list.
-    pub fn to_json(&self) -> String {
-        let mut o = String::new();
-        o.push_str("{\"strategy\": ");
-        json_string(&mut o, self.strategy.name());
-        o.push_str(", \"join_type\": ");
-        json_string(&mut o, &self.join_type.to_string());
-        o.push_str(", \"build\": ");
-        json_opt(&mut o, self.build.as_deref());
-        o.push_str(", \"left\": ");
-        json_opt(&mut o, self.left.as_deref());
-        o.push_str(", \"right\": ");
-        json_opt(&mut o, self.right.as_deref());
-        o.push_str(", \"keys\": [");
-        for (i, k) in self.keys.iter().enumerate() {
-            if i > 0 {
-                o.push_str(", ");
-            }
-            json_string(&mut o, k);
-        }
-        o.push_str("], \"reason\": ");
-        json_string(&mut o, &self.reason);
-        o.push_str(", \"ignored_hints\": [");
-        for (i, h) in self.ignored_hints.iter().enumerate() {
-            if i > 0 {
-                o.push_str(", ");
-            }
-            o.push_str("{\"hint\": ");
-            json_string(&mut o, &h.hint);
-            o.push_str(", \"why\": ");
-            json_string(&mut o, &h.reason.to_string());
-            o.push('}');
-        }
-        o.push_str("]}");
-        o
-    }
-}
-
 impl JoinPlan {
+    /// The decision for a join of [`JoinPlan::query`]'s plan, found by the
+    /// number the join carries.
+    pub(crate) fn decision_of(&self, join: &Join) -> Option<&PlannedJoin> {
+        let n = decision_number(join)?;
+        self.joins.get(n).or_else(|| {
+            self.set_operation_joins
+                .get(n.checked_sub(self.joins.len())?)
+        })
+    }
+
     /// Renames the table the `TableScan` at `path` reads, in
     /// [`JoinPlan::query`]'s plan: the executor then looks the scan's rows
     /// up under `name` (a scan with its own options, H40). Its schema, its
@@ -702,67 +765,5 @@ impl JoinPlan {
             Ok(TreeNodeRecursion::Continue)
         });
         names
-    }
-
-    /// CLI.md's `--explain --format json` object: `{"joins": [...]}`.
-    pub fn to_json(&self) -> String {
-        let joins: Vec<String> = self.joins.iter().map(PlannedJoin::to_json).collect();
-        format!("{{\"joins\": [{}]}}", joins.join(", "))
-    }
-
-    /// The human form of EXPLAIN (the same as `Display`).
-    pub fn to_text(&self) -> String {
-        self.to_string()
-    }
-}
-
-impl fmt::Display for PlannedJoin {
-    /// `INNER JOIN t1, t2 ON t1.id = t2.id: BROADCAST, build t1 (hint BROADCAST(t1) applied)`
-    /// plus one indented line per ignored hint.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = |n: &Option<String>| n.clone().unwrap_or_else(|| "(join)".to_string());
-        write!(
-            f,
-            "{} JOIN {}, {}",
-            self.join_type,
-            name(&self.left),
-            name(&self.right)
-        )?;
-        let mut condition: Vec<String> = self.keys.clone();
-        condition.extend(self.filter.clone());
-        if !condition.is_empty() {
-            write!(f, " ON {}", condition.join(" AND "))?;
-        }
-        write!(f, ": {}", self.strategy)?;
-        match (&self.build, self.build_side) {
-            (Some(b), _) => write!(f, ", build {b}")?,
-            (None, Some(JoinSide::Left)) => f.write_str(", build left (join)")?,
-            (None, Some(JoinSide::Right)) => f.write_str(", build right (join)")?,
-            (None, None) => {}
-        }
-        write!(f, " ({})", self.reason)?;
-        for h in &self.ignored_hints {
-            write!(f, "\n    {h}")?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Display for JoinPlan {
-    /// One numbered entry per join, then the hints that matched no join.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.joins.is_empty() {
-            f.write_str("no joins")?;
-        }
-        for (i, j) in self.joins.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "join {i} (block {}): {j}", j.block)?;
-        }
-        for u in &self.unused_hints {
-            write!(f, "\nblock {}: {}", u.block, u.hint)?;
-        }
-        Ok(())
     }
 }
