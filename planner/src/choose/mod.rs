@@ -1,23 +1,28 @@
 //! From SQL to a decision for every join (HINTS.md §1–§4, CLI.md
 //! `--explain --format json`), without running anything yet.
 //!
+//! This module is the one place that decides what runs before execution:
+//! the strategy and build side of every join, by its block's hints or the
+//! default choice (`crate::hints`), and of the joins that belong to no
+//! block (INTERSECT, EXCEPT: `choice.rs`). Lowering reads the decisions;
+//! the executor may make the one adaptation a decision allows
+//! ([`JoinChoice::adaptive_build_side`]).
+//!
 //! ```text
 //! SQL ──plan_sql──► PlannedQuery { plan, blocks, unattached_hints }
-//!     ──per block: parse its RawHintBlock (positions kept) ──► [Hint]
-//!     ──per block: JoinRefs + Join nodes + Catalog stats ──► BlockJoins
+//!     ──per block: parse its RawHintBlocks (positions kept) ──► [Hint]     block_hints.rs
+//!     ──per block: JoinRefs + Join nodes + Catalog stats ──► BlockJoins    sites.rs
 //!     ──resolve_block (Config as ResolveConfig)──► decisions
-//!     ──order: blocks in post-order of their nesting, joins bottom-up──► JoinPlan
+//!     ──order: blocks in post-order of their nesting, joins bottom-up──► JoinPlan::joins
+//!     ──every Join node numbered with its decision──► JoinPlan::query      join_numbers.rs
 //! ```
 //!
 //! # Choices made here
 //!
-//! - **Comment finder.** The hint comments come from the SQL front end's
-//!   finder ([`RawHintBlock`], claimed per `SELECT` and per table name
-//!   while blocks are marked). [`HintComment::parse`] is reused only for its
-//!   placement checks (OPTIONS after SELECT, a join hint after a table, a
-//!   hint anywhere else: [`HintError::Misplaced`]). Follow-up: the sql
-//!   module's finder and [`crate::hints::find_hint_comments`] tokenize the
-//!   same text for the same purpose; one of them should go.
+//! - **Hint comments** come from the SQL front end, which finds them with
+//!   the one tokenizer of hint comments and claims each for a `SELECT` or a
+//!   table name ([`RawHintBlock`](crate::sql::RawHintBlock)); [`HintComment::parse`](crate::hints::HintComment::parse) checks that each
+//!   hint fits its place (OPTIONS after a table, other hints after SELECT).
 //! - **Unattached hint comments** (neither after `SELECT` nor after a table
 //!   name) are errors ([`HintError::Misplaced`], with line and column).
 //! - **Table hints** (`t /*+ OPTIONS(..) */`) are parsed, checked for
@@ -31,56 +36,57 @@
 //!   uses it, sibling blocks such as UNION branches in source order; a
 //!   view's joins right before those of the block that reads it: the front
 //!   end's [`PlannedQuery::block_order`]); within a block, joins bottom-up
-//!   in FROM order. [`JoinSite::id`] and the "join N" of error messages are
+//!   in FROM order. [`JoinSite::id`](crate::hints::JoinSite::id) and the "join N" of error messages are
 //!   the join's index in [`JoinPlan::joins`].
+//! - **Decisions on the plan.** Each `LogicalPlan::Join` of
+//!   [`JoinPlan::query`] carries the number of its decision
+//!   (`join_numbers.rs`), so lowering finds it from the node, whatever
+//!   order it walks in. The front end's [`PlanPath`]s are read only here,
+//!   to find each block's join nodes.
 //! - **Semi/anti joins from `IN` / `NOT IN`** take no join hints (H14):
 //!   they are recognised by the front end's subquery alias prefix
 //!   (`__sq_`); their subquery side has no name (`null`), but keeps the
-//!   size estimate of the table it reads, if it is one. Follow-up: a flag
-//!   on [`JoinRef`] would be sturdier than the prefix.
-//! - **Size estimates** come from the catalog's [`TableStats`] for tables,
+//!   size estimate of the table it reads, if it is one.
+//! - **Size estimates** come from the catalog's [`TableStats`](crate::sql::TableStats) for tables,
 //!   and through filters, projections, aggregates and joins by the simple
 //!   rules of `estimate.rs` (a filter keeps a quarter, a join as many rows
 //!   as its larger input). With only rows or only bytes known for a table,
 //!   the other is derived from the schema's row width (fixed widths, 16
 //!   bytes for variable-width columns).
 //! - **Sorted inputs** (H15): an input is sorted on the join keys when it
-//!   is a table (or alias) whose [`TableStats::sorted_on`] starts with the
+//!   is a table (or alias) whose [`TableStats::sorted_on`](crate::sql::TableStats::sorted_on) starts with the
 //!   join's key columns on that side, in order.
 
+mod block_hints;
 mod choice;
 mod estimate;
 mod explain;
 mod join_numbers;
+mod sites;
 
 pub use choice::{JoinChoice, allows_adaptive_build_side};
 pub(crate) use join_numbers::decision_number;
 
+pub(crate) use sites::kernel_join_type;
+
+use block_hints::{block_scan_options, parse_raw};
 use choice::set_operation_join;
 use estimate::Estimator;
 use join_numbers::number_joins;
+use sites::{decide_block, key_texts};
 
 use std::collections::HashMap;
 
 use datafusion_common::tree_node::TreeNodeRecursion;
-use datafusion_common::{NullEquality, TableReference, plan_err};
-use datafusion_expr::{Expr, Join, JoinType as DfJoinType, LogicalPlan};
+use datafusion_common::{TableReference, plan_err};
+use datafusion_expr::{Join, LogicalPlan};
 
 use crate::config::Config;
 use crate::hints::{
-    BlockInput, BlockJoins, DecisionSource, Hint, HintArgs, HintComment, HintError, HintName,
-    HintPlacement, IgnoredHint, JoinDecision, JoinSite, Position, SiteInput, key_values,
-    resolve_block,
+    DecisionSource, HintError, HintPlacement, IgnoredHint, Position, resolve_block,
 };
 use crate::kernels::{JoinSide, JoinType, Strategy};
-use crate::sql::{
-    Catalog, InputKind, JoinInput, JoinRef, PlanPath, PlannedQuery, QueryBlock, RawHintBlock,
-    SqlError, TableStats, node_at, plan_sql, replace_node_at,
-};
-
-/// Prefix of the aliases the front end gives `IN` / `NOT IN` subqueries it
-/// plans as semi / anti joins (`crate::sql::in_subqueries_to_joins`).
-const SUBQUERY_ALIAS_PREFIX: &str = "__sq_";
+use crate::sql::{Catalog, PlanPath, PlannedQuery, SqlError, node_at, plan_sql, replace_node_at};
 
 /// Everything that can go wrong between SQL text and a [`JoinPlan`].
 ///
@@ -279,8 +285,9 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
         let global_id = |j: usize| order.iter().position(|&x| x == (block.id, j)).unwrap_or(0);
         let decided = decide_block(block, &query.plan, &global_id, catalog, &estimator)?;
         let resolution = resolve_block(&decided.joins, &decided.hints, &resolve_config)?;
-        for (site, decision) in decided.joins.joins.iter().zip(resolution.joins) {
-            slots[site.id] = Some(decided.planned(site, decision));
+        for (j, decision) in resolution.joins.into_iter().enumerate() {
+            let id = decided.joins.joins[j].id;
+            slots[id] = Some(decided.planned(j, decision));
         }
         unused_hints.extend(resolution.unused.into_iter().map(|hint| UnusedHint {
             block: block.id,
@@ -314,84 +321,6 @@ fn join_order(query: &PlannedQuery) -> Vec<(usize, usize)> {
         }
     }
     order
-}
-
-/// One block's joins as hint resolution sees them, with their logical
-/// nodes, ready to be resolved.
-struct BlockToDecide<'a> {
-    block: &'a QueryBlock,
-    hints: Vec<Hint>,
-    joins: BlockJoins,
-    nodes: Vec<Join>,
-}
-
-/// Collects a block's hints and describes each of its joins ([`JoinSite`],
-/// numbered by `global_id`).
-fn decide_block<'a>(
-    block: &'a QueryBlock,
-    plan: &LogicalPlan,
-    global_id: &dyn Fn(usize) -> usize,
-    catalog: &Catalog,
-    estimator: &Estimator<'_>,
-) -> Result<BlockToDecide<'a>, PlanError> {
-    let hints = block_hints(block)?;
-    let mut sites = Vec::with_capacity(block.joins.len());
-    let mut nodes = Vec::with_capacity(block.joins.len());
-    for (j, jref) in block.joins.iter().enumerate() {
-        let join = match node_at(plan, &jref.path) {
-            Some(LogicalPlan::Join(join)) => join,
-            _ => {
-                return Err(SqlError::Plan(format!(
-                    "internal: no join at {:?} of block {}",
-                    jref.path, block.id
-                ))
-                .into());
-            }
-        };
-        sites.push(join_site(global_id(j), jref, &join, catalog, estimator)?);
-        nodes.push(join);
-    }
-    Ok(BlockToDecide {
-        block,
-        hints,
-        joins: BlockJoins {
-            inputs: block_inputs(block),
-            joins: sites,
-        },
-        nodes,
-    })
-}
-
-impl BlockToDecide<'_> {
-    /// The planned join for `site` of this block, decided by `decision`.
-    fn planned(&self, site: &JoinSite, decision: JoinDecision) -> PlannedJoin {
-        let j = self
-            .joins
-            .joins
-            .iter()
-            .position(|s| s.id == site.id)
-            .unwrap_or(0);
-        let (jref, join) = (&self.block.joins[j], &self.nodes[j]);
-        let build = decision
-            .build_side
-            .and_then(|side| site.input(side).name.clone());
-        PlannedJoin {
-            block: self.block.id,
-            path: jref.path.clone(),
-            strategy: decision.strategy,
-            join_type: site.join_type,
-            build_side: decision.build_side,
-            build,
-            left: site.left.name.clone(),
-            right: site.right.name.clone(),
-            keys: key_texts(join),
-            filter: join.filter.as_ref().map(ToString::to_string),
-            reason: or_note(decision.reason, decision.strategy, join),
-            adaptive_build_side: allows_adaptive_build_side(&decision.source, decision.strategy),
-            source: decision.source,
-            ignored_hints: decision.ignored,
-        }
-    }
 }
 
 /// Writes each join's decision number on its node (`join_numbers.rs`):
@@ -434,283 +363,6 @@ fn number_decisions(
         }
     };
     Ok((query, set_operation_joins))
-}
-
-/// Parses one raw hint comment as placed.
-fn parse_raw(raw: &RawHintBlock, placement: HintPlacement) -> Result<Vec<Hint>, HintError> {
-    let position = Position::new(raw.line, raw.col);
-    HintComment {
-        placement,
-        text: raw.text.clone(),
-        position,
-        // Not read by `parse`: only placement, text and position are.
-        anchor: position,
-        span: 0..0,
-    }
-    .parse()
-}
-
-/// The block's query hints, parsed.
-fn block_hints(block: &QueryBlock) -> Result<Vec<Hint>, HintError> {
-    let mut hints = Vec::new();
-    for raw in &block.hints {
-        hints.extend(parse_raw(raw, HintPlacement::QueryBlock)?);
-    }
-    Ok(hints)
-}
-
-/// The block's table hints, parsed and checked (H05, H06), merged per scan
-/// (H25).
-fn block_scan_options(block: &QueryBlock) -> Result<Vec<ScanOptions>, HintError> {
-    let mut parsed = Vec::with_capacity(block.table_hints.len());
-    for th in &block.table_hints {
-        let hints = parse_raw(
-            &th.hint,
-            HintPlacement::Table {
-                table: th.table.clone(),
-            },
-        )?;
-        for h in &hints {
-            let pairs = match &h.args {
-                HintArgs::KeyValues(kvs) => kvs.len(),
-                _ => 0,
-            };
-            if pairs == 0 {
-                return Err(HintError::TableHint {
-                    hint: h.to_string(),
-                    position: h.position,
-                    message: "OPTIONS takes 'key' = 'value' pairs, e.g.                               `t /*+ OPTIONS('scan.batch-size' = '1024') */`"
-                        .into(),
-                });
-            }
-        }
-        parsed.push((th, hints));
-    }
-    // a block that was planned has relations; an unused WITH query's has none
-    let planned = !block.relations.is_empty() || !block.scans.is_empty();
-    if planned {
-        for (th, hints) in &parsed {
-            let scanned = block
-                .scans
-                .iter()
-                .any(|s| s.table == th.table && s.alias == th.alias);
-            if !scanned && let Some(h) = hints.first() {
-                return Err(HintError::TableHint {
-                    hint: h.to_string(),
-                    position: h.position,
-                    message: format!(
-                        "`{}` is not a table of this query block (a view or a WITH query?):                          OPTIONS apply to tables only; write them inside the view or WITH query,                          after its table",
-                        th.table
-                    ),
-                });
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for scan in &block.scans {
-        if scan.hints.is_empty() {
-            continue;
-        }
-        let mut hints = Vec::new();
-        for raw in &scan.hints {
-            hints.extend(parse_raw(
-                raw,
-                HintPlacement::Table {
-                    table: scan.table.clone(),
-                },
-            )?);
-        }
-        let Some(first) = hints.first() else {
-            continue;
-        };
-        out.push(ScanOptions {
-            block: block.id,
-            path: scan.path.clone(),
-            table: scan.table.clone(),
-            alias: scan.alias.clone(),
-            options: key_values(&hints, HintName::Options),
-            position: first.position,
-        });
-    }
-    Ok(out)
-}
-
-/// The names a hint of this block may use (H11, H32).
-fn block_inputs(block: &QueryBlock) -> Vec<BlockInput> {
-    let mut inputs: Vec<BlockInput> = Vec::new();
-    for rel in &block.relations {
-        let Some(name) = hintable_name(rel) else {
-            continue;
-        };
-        let input = match (rel.kind, &rel.table) {
-            (InputKind::Alias, Some(table)) => BlockInput::aliased(table.clone(), name),
-            _ => BlockInput::table(name),
-        };
-        if !inputs.contains(&input) {
-            inputs.push(input);
-        }
-    }
-    inputs
-}
-
-/// The name hints use for an input; `None` for subtrees, unnamed inputs and
-/// the front end's `IN`-subquery aliases.
-fn hintable_name(input: &JoinInput) -> Option<String> {
-    input
-        .name
-        .clone()
-        .filter(|n| !n.starts_with(SUBQUERY_ALIAS_PREFIX))
-}
-
-/// The kernels' join type of a logical join (`NOT IN`:
-/// [`JoinType::LeftAntiNullAware`]).
-pub(crate) fn kernel_join_type(join: &Join) -> Result<JoinType, SqlError> {
-    Ok(match (join.join_type, join.null_aware) {
-        (DfJoinType::Inner, _) => JoinType::Inner,
-        (DfJoinType::Left, _) => JoinType::Left,
-        (DfJoinType::Right, _) => JoinType::Right,
-        (DfJoinType::Full, _) => JoinType::Full,
-        (DfJoinType::LeftSemi, _) => JoinType::LeftSemi,
-        (DfJoinType::LeftAnti, false) => JoinType::LeftAnti,
-        (DfJoinType::LeftAnti, true) => JoinType::LeftAntiNullAware,
-        (DfJoinType::RightSemi, _) => JoinType::RightSemi,
-        (DfJoinType::RightAnti, _) => JoinType::RightAnti,
-        (other, _) => return Err(SqlError::Unsupported(format!("{other} join"))),
-    })
-}
-
-/// One join as hint resolution sees it.
-fn join_site(
-    id: usize,
-    jref: &JoinRef,
-    join: &Join,
-    catalog: &Catalog,
-    estimator: &Estimator<'_>,
-) -> Result<JoinSite, PlanError> {
-    let join_type = kernel_join_type(join)?;
-    let from_subquery = matches!(
-        join_type,
-        JoinType::LeftSemi | JoinType::LeftAnti | JoinType::LeftAntiNullAware
-    ) && jref
-        .right
-        .name
-        .as_deref()
-        .is_some_and(|n| n.starts_with(SUBQUERY_ALIAS_PREFIX));
-    let left_keys: Vec<&Expr> = join.on.iter().map(|(l, _)| l).collect();
-    let right_keys: Vec<&Expr> = join.on.iter().map(|(_, r)| r).collect();
-    let mut site = JoinSite::new(
-        id,
-        join_type,
-        site_input(&jref.left, catalog, estimator, &left_keys, &join.left),
-        site_input(&jref.right, catalog, estimator, &right_keys, &join.right),
-    );
-    if join.on.is_empty() {
-        site = site.non_equi();
-    }
-    if from_subquery {
-        site = site.from_subquery();
-    }
-    Ok(site)
-}
-
-/// One input: its name, size estimate and sortedness.
-fn site_input(
-    input: &JoinInput,
-    catalog: &Catalog,
-    estimator: &Estimator<'_>,
-    keys: &[&Expr],
-    plan: &LogicalPlan,
-) -> SiteInput {
-    let mut site = SiteInput {
-        name: hintable_name(input),
-        ..SiteInput::default()
-    };
-    let table = match input.kind {
-        InputKind::Table => input.name.as_deref(),
-        InputKind::Alias => input.table.as_deref(),
-        _ => None,
-    };
-    if let Some(table) = table.and_then(|t| catalog.table(t)) {
-        site.sorted_on_keys = sorted_on_keys(&table.stats, keys);
-    }
-    site.estimate = estimator.estimate(plan);
-    site
-}
-
-/// Whether `sorted_on` starts with the key columns, in order.
-fn sorted_on_keys(stats: &TableStats, keys: &[&Expr]) -> bool {
-    if keys.is_empty() || keys.len() > stats.sorted_on.len() {
-        return false;
-    }
-    keys.iter().zip(&stats.sorted_on).all(|(key, sorted)| {
-        let mut e = *key;
-        while let Expr::Cast(c) = e {
-            e = &c.expr;
-        }
-        matches!(e, Expr::Column(c) if &c.name == sorted)
-    })
-}
-
-/// `reason`, with a note when a NEST_LOOP join's condition is an OR whose
-/// every branch has an equality of the two sides (`a.x = b.x OR a.y =
-/// b.y`): each branch would be a hash join on its own, but tenon does not
-/// split an OR into a union of joins, so every pair of rows is tested.
-fn or_note(reason: String, strategy: Strategy, join: &Join) -> String {
-    use datafusion_expr::utils::{find_valid_equijoin_key_pair, split_conjunction};
-    let Some(filter) = join
-        .filter
-        .as_ref()
-        .filter(|_| strategy == Strategy::NestLoop)
-    else {
-        return reason;
-    };
-    if !join.on.is_empty() {
-        return reason;
-    }
-    let (left, right) = (join.left.schema(), join.right.schema());
-    let mut branches = Vec::new();
-    let mut stack = vec![filter];
-    while let Some(e) = stack.pop() {
-        match e {
-            Expr::BinaryExpr(b) if b.op == datafusion_expr::Operator::Or => {
-                stack.push(&b.left);
-                stack.push(&b.right);
-            }
-            other => branches.push(other),
-        }
-    }
-    let has_key = |branch: &Expr| {
-        split_conjunction(branch).into_iter().any(|c| match c {
-            Expr::BinaryExpr(b) if b.op == datafusion_expr::Operator::Eq => {
-                matches!(
-                    find_valid_equijoin_key_pair(&b.left, &b.right, left, right),
-                    Ok(Some(_))
-                )
-            }
-            _ => false,
-        })
-    };
-    if branches.len() < 2 || !branches.iter().all(|b| has_key(b)) {
-        return reason;
-    }
-    format!(
-        "{reason}; the ON condition is an OR of {} branches with a different equi key each: \
-         tenon does not split an OR into one hash join per branch, so every pair of rows is \
-         tested",
-        branches.len()
-    )
-}
-
-/// The equi keys as text (`IS NOT DISTINCT FROM` for null-equal keys).
-fn key_texts(join: &Join) -> Vec<String> {
-    let op = match join.null_equality {
-        NullEquality::NullEqualsNothing => "=",
-        NullEquality::NullEqualsNull => "IS NOT DISTINCT FROM",
-    };
-    join.on
-        .iter()
-        .map(|(l, r)| format!("{l} {op} {r}"))
-        .collect()
 }
 
 impl JoinPlan {
