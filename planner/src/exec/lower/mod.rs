@@ -521,15 +521,21 @@ impl Lowering<'_> {
             &RecordBatchOptions::new().with_row_count(Some(values.values.len())),
         )
         .map_err(|e| ExecError::arrow("VALUES", e))?;
-        Ok(Lowered {
-            plan: PhysicalPlan::new(
-                Operator::Values {
-                    batches: vec![batch],
-                },
-                schema,
-            ),
-            cols: (0..width).collect(),
-        })
+        Ok(literal_rows(batch, (0..width).collect()))
+    }
+}
+
+/// A node producing `batch`, the logical columns `cols`.
+fn literal_rows(batch: RecordBatch, cols: Vec<usize>) -> Lowered {
+    let schema = batch.schema();
+    Lowered {
+        plan: PhysicalPlan::new(
+            Operator::Values {
+                batches: vec![batch],
+            },
+            schema,
+        ),
+        cols,
     }
 }
 
@@ -552,22 +558,13 @@ fn aggregated(child: Lowered, aggregate: HashAggregate, cols: Vec<usize>) -> Low
 /// An empty relation: no columns, and one row (`SELECT 1`) or none.
 fn empty_relation(produce_one_row: bool) -> Result<Lowered> {
     let rows = usize::from(produce_one_row);
-    let schema = Arc::new(Schema::empty());
     let batch = RecordBatch::try_new_with_options(
-        schema.clone(),
+        Arc::new(Schema::empty()),
         vec![],
         &RecordBatchOptions::new().with_row_count(Some(rows)),
     )
     .map_err(|e| ExecError::arrow("an empty relation", e))?;
-    Ok(Lowered {
-        plan: PhysicalPlan::new(
-            Operator::Values {
-                batches: vec![batch],
-            },
-            schema,
-        ),
-        cols: vec![],
-    })
+    Ok(literal_rows(batch, vec![]))
 }
 
 /// The type each `need`ed column of a UNION's lowered branches `inputs`
