@@ -178,13 +178,11 @@ mod tests {
         (side("l", "k", "v", "s"), side("r", "w", "u", "t"))
     }
 
-    /// The split, each range as columns of its two sides (`None` for a
-    /// computed side).
-    fn split(
-        pred: &Expr,
-        left: &DFSchema,
-        right: &DFSchema,
-    ) -> (Vec<(Option<usize>, CmpOp, Option<usize>)>, Option<Expr>) {
+    /// One range as the columns of its two sides (`None`: a computed side).
+    type Sides = (Option<usize>, CmpOp, Option<usize>);
+
+    /// The split, each range as [`Sides`].
+    fn split(pred: &Expr, left: &DFSchema, right: &DFSchema) -> (Vec<Sides>, Option<Expr>) {
         let (specs, residual) = split_ranges(pred, left, right, &QueryContext::new());
         let ranges = specs
             .iter()
@@ -194,7 +192,7 @@ mod tests {
     }
 
     /// Ranges of plain columns as the kernels take them.
-    fn conditions(ranges: &[(Option<usize>, CmpOp, Option<usize>)]) -> Vec<RangeCondition> {
+    fn conditions(ranges: &[Sides]) -> Vec<RangeCondition> {
         ranges
             .iter()
             .map(|&(l, op, r)| RangeCondition::new(l.unwrap(), op, r.unwrap()))
