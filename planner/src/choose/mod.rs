@@ -367,8 +367,30 @@ fn number_decisions(
 
 impl JoinPlan {
     /// The decision for a join of [`JoinPlan::query`]'s plan, found by the
-    /// number the join carries.
-    pub(crate) fn decision_of(&self, join: &Join) -> Option<&PlannedJoin> {
+    /// number the join node carries; `None` for a join that carries none
+    /// (one that is not from this plan).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use arrow_schema::{DataType, Field, Schema};
+    /// use datafusion_expr::LogicalPlan;
+    /// use tenon_planner::choose::plan_joins;
+    /// use tenon_planner::config::Config;
+    /// use tenon_planner::sql::{Catalog, node_at};
+    ///
+    /// let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
+    /// let mut catalog = Catalog::new();
+    /// catalog.register_table("t1", schema.clone());
+    /// catalog.register_table("t2", schema);
+    /// let sql = "SELECT /*+ NEST_LOOP(t2) */ * FROM t1 JOIN t2 ON t1.id = t2.id";
+    /// let plan = plan_joins(sql, &catalog, &Config::default())?;
+    /// let Some(LogicalPlan::Join(join)) = node_at(&plan.query.plan, &plan.joins[0].path) else {
+    ///     panic!("no join at the planned join's path");
+    /// };
+    /// assert_eq!(plan.decision_of(&join), Some(&plan.joins[0]));
+    /// # Ok::<(), tenon_planner::choose::PlanError>(())
+    /// ```
+    pub fn decision_of(&self, join: &Join) -> Option<&PlannedJoin> {
         let n = decision_number(join)?;
         self.joins.get(n).or_else(|| {
             self.set_operation_joins

@@ -7,13 +7,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema};
+use datafusion_expr::LogicalPlan;
 use tenon_planner::choose::{JoinChoice, JoinPlan, allows_adaptive_build_side, plan_joins};
 use tenon_planner::config::Config;
 use tenon_planner::exec::{Operator, PhysicalPlan, TableData, Tables, lower};
 use tenon_planner::expr::QueryContext;
 use tenon_planner::hints::DecisionSource;
 use tenon_planner::kernels::{JoinSide, Strategy};
-use tenon_planner::sql::{Catalog, TableStats, plan_sql};
+use tenon_planner::sql::{Catalog, TableStats, node_at, plan_sql};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -91,6 +92,36 @@ fn every_physical_join_carries_the_choice_of_its_planned_join() {
         assert_eq!(carried, planned, "{sql}");
         assert!(!planned.is_empty(), "{sql}");
     }
+}
+
+#[test]
+fn each_planned_join_is_the_decision_its_node_carries() {
+    let config = Config::default();
+    for sql in [
+        "SELECT * FROM t1 JOIN t2 ON t1.id = t2.id JOIN t3 ON t2.v = t3.v",
+        "SELECT * FROM t1 WHERE t1.v IN (SELECT t3.v FROM t3 JOIN t2 ON t3.id = t2.id) \
+         AND EXISTS (SELECT 1 FROM t2 WHERE t2.id = t1.id)",
+        "WITH j AS (SELECT t1.id, t2.v FROM t1 JOIN t2 ON t1.id = t2.id) \
+         SELECT * FROM j a JOIN j b ON a.id = b.id",
+        "SELECT id FROM t1 UNION ALL SELECT t2.id FROM t2 JOIN t3 ON t2.id = t3.id",
+    ] {
+        let plan = plan_with(sql, &config);
+        assert!(!plan.joins.is_empty(), "{sql}");
+        for planned in &plan.joins {
+            let Some(LogicalPlan::Join(join)) = node_at(&plan.query.plan, &planned.path) else {
+                panic!("{sql}: no join at {:?}", planned.path);
+            };
+            assert_eq!(plan.decision_of(&join), Some(planned), "{sql}");
+        }
+    }
+    // a join node of another plan carries no decision
+    let sql = "SELECT * FROM t1 JOIN t2 ON t1.id = t2.id";
+    let plan = plan_with(sql, &config);
+    let front_end = plan_sql(&catalog(), sql).unwrap();
+    let Some(LogicalPlan::Join(join)) = node_at(&front_end.plan, &plan.joins[0].path) else {
+        panic!("no join");
+    };
+    assert_eq!(plan.decision_of(&join), None);
 }
 
 #[test]
