@@ -1,9 +1,9 @@
 //! The decisions as EXPLAIN prints them: one line per join for people
-//! (`Display`), CLI.md's `{"joins": [...]}` object for machines
+//! (`Display`), docs/cli.md's `{"joins": [...]}` object for machines
 //! (`to_json`).
 //!
-//! The JSON is written key by key in CLI.md's order, with `", "` and
-//! `": "` between items (the form CLI.md shows); strings are escaped by
+//! The JSON is written key by key in docs/cli.md's order, with `", "` and
+//! `": "` between items (the form docs/cli.md shows); strings are escaped by
 //! serde_json.
 
 use std::fmt;
@@ -37,7 +37,7 @@ fn json_list<T>(out: &mut String, items: &[T], mut item: impl FnMut(&mut String,
 }
 
 impl PlannedJoin {
-    /// The join as one JSON object of CLI.md's `joins` list.
+    /// The join as one JSON object of docs/cli.md's `joins` list.
     pub fn to_json(&self) -> String {
         let mut o = String::new();
         o.push_str("{\"strategy\": ");
@@ -68,7 +68,7 @@ impl PlannedJoin {
 }
 
 impl JoinPlan {
-    /// CLI.md's `--explain --format json` object: `{"joins": [...]}`.
+    /// docs/cli.md's `--explain --format json` object: `{"joins": [...]}`.
     pub fn to_json(&self) -> String {
         let mut o = String::from("{\"joins\": ");
         json_list(&mut o, &self.joins, |o, j| o.push_str(&j.to_json()));

@@ -1,4 +1,4 @@
-//! From SQL to a decision for every join (HINTS.md §1–§4, CLI.md
+//! From SQL to a decision for every join (docs/hints.md §1–§4, docs/cli.md
 //! `--explain --format json`), without running anything yet.
 //!
 //! This module is the one place that decides what runs before execution:
@@ -31,7 +31,7 @@
 //!   [`JoinPlan::scan_options`]. Which keys a table takes depends on where
 //!   its rows come from, which the planner does not know: the session
 //!   checks the keys and values (H41) and applies them (H40).
-//! - **Join order** (CLI.md): blocks in post-order of their syntactic
+//! - **Join order** (docs/cli.md): blocks in post-order of their syntactic
 //!   nesting (a subquery's or CTE's joins before those of the block that
 //!   uses it, sibling blocks such as UNION branches in source order; a
 //!   view's joins right before those of the block that reads it: the front
@@ -164,7 +164,7 @@ pub struct UnusedHint {
 }
 
 /// The dynamic table options of one table scan
-/// (`t /*+ OPTIONS('k'='v') */`, HINTS.md H06, H40), merged by H25.
+/// (`t /*+ OPTIONS('k'='v') */`, docs/hints.md H06, H40), merged by H25.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanOptions {
     /// The query block of the scan.
@@ -182,7 +182,7 @@ pub struct ScanOptions {
     pub position: Position,
 }
 
-/// A decision for every join of a query, in CLI.md's order.
+/// A decision for every join of a query, in docs/cli.md's order.
 #[derive(Debug, Clone)]
 pub struct JoinPlan {
     /// Every join: innermost first, in FROM order; joins of subqueries
@@ -305,7 +305,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     })
 }
 
-/// The global order of the joins (CLI.md): blocks in post-order of their
+/// The global order of the joins (docs/cli.md): blocks in post-order of their
 /// nesting, each block's joins bottom-up; `(block, join of the block)`.
 fn join_order(query: &PlannedQuery) -> Vec<(usize, usize)> {
     let mut order: Vec<(usize, usize)> = query

@@ -28,7 +28,7 @@ pub enum Operator {
     Scan {
         /// The name of the data the scan reads in the executor's
         /// [`Tables`](crate::exec::Tables): the table's name in the catalog,
-        /// or, for a scan with its own dynamic options (HINTS.md H40), the
+        /// or, for a scan with its own dynamic options (docs/hints.md H40), the
         /// entry the session made for it, named
         /// `table /*+ OPTIONS('k'='v', ...) */`.
         table: String,

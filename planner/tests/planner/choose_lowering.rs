@@ -63,7 +63,7 @@ fn lowered(plan: &JoinPlan, config: &Config) -> PhysicalPlan {
 }
 
 /// A choice as a sortable tuple (the physical plan meets joins in its
-/// tree walk's order, the join plan lists them in CLI.md's).
+/// tree walk's order, the join plan lists them in docs/cli.md's).
 fn key(c: &JoinChoice) -> String {
     format!(
         "{} {:?} {:?} {:?} {} {} {:?}",
