@@ -73,7 +73,7 @@ use block_hints::{block_scan_options, parse_raw};
 use choice::set_operation_join;
 use estimate::Estimator;
 use join_numbers::number_joins;
-use sites::{decide_block, key_texts};
+use sites::{describe_block, key_texts};
 
 use std::collections::HashMap;
 
@@ -283,7 +283,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     let mut unused_hints = Vec::new();
     for block in &query.blocks {
         let global_id = |j: usize| order.iter().position(|&x| x == (block.id, j)).unwrap_or(0);
-        let decided = decide_block(block, &query.plan, &global_id, catalog, &estimator)?;
+        let decided = describe_block(block, &query.plan, &global_id, catalog, &estimator)?;
         let resolution = resolve_block(&decided.joins, &decided.hints, &resolve_config)?;
         for (j, decision) in resolution.joins.into_iter().enumerate() {
             let id = decided.joins.joins[j].id;

@@ -32,7 +32,7 @@ pub(super) struct BlockToDecide<'a> {
 
 /// Collects a block's hints and describes each of its joins ([`JoinSite`],
 /// numbered by `global_id`).
-pub(super) fn decide_block<'a>(
+pub(super) fn describe_block<'a>(
     block: &'a QueryBlock,
     plan: &LogicalPlan,
     global_id: &dyn Fn(usize) -> usize,
