@@ -60,7 +60,8 @@ pub(super) fn block_scan_options(block: &QueryBlock) -> Result<Vec<ScanOptions>,
                 return Err(HintError::TableHint {
                     hint: h.to_string(),
                     position: h.position,
-                    message: "OPTIONS takes 'key' = 'value' pairs, e.g.                               `t /*+ OPTIONS('scan.batch-size' = '1024') */`"
+                    message: "OPTIONS takes 'key' = 'value' pairs, e.g. \
+                              `t /*+ OPTIONS('scan.batch-size' = '1024') */`"
                         .into(),
                 });
             }
@@ -80,7 +81,9 @@ pub(super) fn block_scan_options(block: &QueryBlock) -> Result<Vec<ScanOptions>,
                     hint: h.to_string(),
                     position: h.position,
                     message: format!(
-                        "`{}` is not a table of this query block (a view or a WITH query?):                          OPTIONS apply to tables only; write them inside the view or WITH query,                          after its table",
+                        "`{}` is not a table of this query block (a view or a WITH query?): \
+                         OPTIONS apply to tables only; write them inside the view or WITH query, \
+                         after its table",
                         th.table
                     ),
                 });
