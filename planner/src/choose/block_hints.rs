@@ -12,7 +12,7 @@ use super::ScanOptions;
 use crate::hints::{
     Hint, HintArgs, HintComment, HintError, HintName, HintPlacement, Position, key_values,
 };
-use crate::sql::{QueryBlock, RawHintBlock};
+use crate::sql::{QueryBlock, RawHintBlock, TableHint};
 
 /// Parses one raw hint comment as placed.
 pub(super) fn parse_raw(
@@ -43,6 +43,14 @@ pub(super) fn block_hints(block: &QueryBlock) -> Result<Vec<Hint>, HintError> {
 /// The block's table hints, parsed and checked (H05, H06), merged per scan
 /// (H25).
 pub(super) fn block_scan_options(block: &QueryBlock) -> Result<Vec<ScanOptions>, HintError> {
+    let parsed = parsed_table_hints(block)?;
+    check_table_hints_name_tables(block, &parsed)?;
+    scan_options(block)
+}
+
+/// Each table hint of the block, parsed, with its hints' form checked:
+/// OPTIONS takes `'key' = 'value'` pairs.
+fn parsed_table_hints(block: &QueryBlock) -> Result<Vec<(&TableHint, Vec<Hint>)>, HintError> {
     let mut parsed = Vec::with_capacity(block.table_hints.len());
     for th in &block.table_hints {
         let hints = parse_raw(
@@ -68,28 +76,44 @@ pub(super) fn block_scan_options(block: &QueryBlock) -> Result<Vec<ScanOptions>,
         }
         parsed.push((th, hints));
     }
+    Ok(parsed)
+}
+
+/// Checks that each table hint follows a table the block scans (not a
+/// view or a WITH query's name).
+fn check_table_hints_name_tables(
+    block: &QueryBlock,
+    parsed: &[(&TableHint, Vec<Hint>)],
+) -> Result<(), HintError> {
     // a block that was planned has relations; an unused WITH query's has none
     let planned = !block.relations.is_empty() || !block.scans.is_empty();
-    if planned {
-        for (th, hints) in &parsed {
-            let scanned = block
-                .scans
-                .iter()
-                .any(|s| s.table == th.table && s.alias == th.alias);
-            if !scanned && let Some(h) = hints.first() {
-                return Err(HintError::TableHint {
-                    hint: h.to_string(),
-                    position: h.position,
-                    message: format!(
-                        "`{}` is not a table of this query block (a view or a WITH query?): \
-                         OPTIONS apply to tables only; write them inside the view or WITH query, \
-                         after its table",
-                        th.table
-                    ),
-                });
-            }
+    if !planned {
+        return Ok(());
+    }
+    for (th, hints) in parsed {
+        let scanned = block
+            .scans
+            .iter()
+            .any(|s| s.table == th.table && s.alias == th.alias);
+        if !scanned && let Some(h) = hints.first() {
+            return Err(HintError::TableHint {
+                hint: h.to_string(),
+                position: h.position,
+                message: format!(
+                    "`{}` is not a table of this query block (a view or a WITH query?): \
+                     OPTIONS apply to tables only; write them inside the view or WITH query, \
+                     after its table",
+                    th.table
+                ),
+            });
         }
     }
+    Ok(())
+}
+
+/// The options of each scan of the block that has table hints, merged
+/// (H25).
+fn scan_options(block: &QueryBlock) -> Result<Vec<ScanOptions>, HintError> {
     let mut out = Vec::new();
     for scan in &block.scans {
         if scan.hints.is_empty() {
