@@ -2,10 +2,14 @@
 //! benchmark or a test can hold and run any of them, and the strategies by
 //! their hint names.
 
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+
 use super::emit::BatchSink;
 use super::input::JoinInput;
 use super::join_kernel::{FedProbe, JoinKernel};
 use super::options::JoinOptions;
+use super::stream::JoinStream;
 use crate::error::Result;
 use crate::join_type::JoinType;
 
@@ -95,11 +99,6 @@ impl Join {
     pub fn new(kernel: impl JoinKernel + 'static) -> Self {
         Join(Box::new(kernel))
     }
-
-    /// The kernel it runs.
-    pub fn kernel(&self) -> &dyn JoinKernel {
-        &*self.0
-    }
 }
 
 impl Clone for Join {
@@ -135,5 +134,17 @@ impl JoinKernel for Join {
 
     fn fed(&self) -> Option<&dyn FedProbe> {
         self.0.fed()
+    }
+
+    fn output_schema(&self, left: &SchemaRef, right: &SchemaRef) -> Result<SchemaRef> {
+        self.0.output_schema(left, right)
+    }
+
+    fn execute(&self, left: JoinInput, right: JoinInput) -> Result<JoinStream> {
+        self.0.execute(left, right)
+    }
+
+    fn collect(&self, left: JoinInput, right: JoinInput) -> Result<Vec<RecordBatch>> {
+        self.0.collect(left, right)
     }
 }

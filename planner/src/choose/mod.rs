@@ -1,23 +1,28 @@
-//! From SQL to a decision for every join (HINTS.md §1–§4, CLI.md
+//! From SQL to a decision for every join (docs/hints.md §1–§4, docs/cli.md
 //! `--explain --format json`), without running anything yet.
+//!
+//! This module is the one place that decides what runs before execution:
+//! the strategy and build side of every join, by its block's hints or the
+//! default choice (`crate::hints`), and of the joins that belong to no
+//! block (INTERSECT, EXCEPT: `choice.rs`). Lowering reads the decisions;
+//! the executor may make the one adaptation a decision allows
+//! ([`JoinChoice::adaptive_build_side`]).
 //!
 //! ```text
 //! SQL ──plan_sql──► PlannedQuery { plan, blocks, unattached_hints }
-//!     ──per block: parse its RawHintBlock (positions kept) ──► [Hint]
-//!     ──per block: JoinRefs + Join nodes + Catalog stats ──► BlockJoins
+//!     ──per block: parse its RawHintBlocks (positions kept) ──► [Hint]     block_hints.rs
+//!     ──per block: JoinRefs + Join nodes + Catalog stats ──► BlockJoins    sites.rs
 //!     ──resolve_block (Config as ResolveConfig)──► decisions
-//!     ──order: blocks in post-order of their nesting, joins bottom-up──► JoinPlan
+//!     ──order: blocks in post-order of their nesting, joins bottom-up──► JoinPlan::joins
+//!     ──every Join node numbered with its decision──► JoinPlan::query      join_numbers.rs
 //! ```
 //!
 //! # Choices made here
 //!
-//! - **Comment finder.** The hint comments come from the SQL front end's
-//!   finder ([`RawHintBlock`], claimed per `SELECT` and per table name
-//!   while blocks are marked). [`HintComment::parse`] is reused only for its
-//!   placement checks (OPTIONS after SELECT, a join hint after a table, a
-//!   hint anywhere else: [`HintError::Misplaced`]). Follow-up: the sql
-//!   module's finder and [`crate::hints::find_hint_comments`] tokenize the
-//!   same text for the same purpose; one of them should go.
+//! - **Hint comments** come from the SQL front end, which finds them with
+//!   the one tokenizer of hint comments and claims each for a `SELECT` or a
+//!   table name ([`RawHintBlock`](crate::sql::RawHintBlock)); [`HintComment::parse`](crate::hints::HintComment::parse) checks that each
+//!   hint fits its place (OPTIONS after a table, other hints after SELECT).
 //! - **Unattached hint comments** (neither after `SELECT` nor after a table
 //!   name) are errors ([`HintError::Misplaced`], with line and column).
 //! - **Table hints** (`t /*+ OPTIONS(..) */`) are parsed, checked for
@@ -26,52 +31,62 @@
 //!   [`JoinPlan::scan_options`]. Which keys a table takes depends on where
 //!   its rows come from, which the planner does not know: the session
 //!   checks the keys and values (H41) and applies them (H40).
-//! - **Join order** (CLI.md): blocks in post-order of their syntactic
+//! - **Join order** (docs/cli.md): blocks in post-order of their syntactic
 //!   nesting (a subquery's or CTE's joins before those of the block that
 //!   uses it, sibling blocks such as UNION branches in source order; a
 //!   view's joins right before those of the block that reads it: the front
 //!   end's [`PlannedQuery::block_order`]); within a block, joins bottom-up
-//!   in FROM order. [`JoinSite::id`] and the "join N" of error messages are
+//!   in FROM order. [`JoinSite::id`](crate::hints::JoinSite::id) and the "join N" of error messages are
 //!   the join's index in [`JoinPlan::joins`].
+//! - **Decisions on the plan.** Each `LogicalPlan::Join` of
+//!   [`JoinPlan::query`] carries the number of its decision
+//!   (`join_numbers.rs`), so lowering finds it from the node, whatever
+//!   order it walks in. The front end's [`PlanPath`]s are read only here,
+//!   to find each block's join nodes.
 //! - **Semi/anti joins from `IN` / `NOT IN`** take no join hints (H14):
 //!   they are recognised by the front end's subquery alias prefix
 //!   (`__sq_`); their subquery side has no name (`null`), but keeps the
-//!   size estimate of the table it reads, if it is one. Follow-up: a flag
-//!   on [`JoinRef`] would be sturdier than the prefix.
-//! - **Size estimates** come from the catalog's [`TableStats`] for tables,
+//!   size estimate of the table it reads, if it is one.
+//! - **Size estimates** come from the catalog's [`TableStats`](crate::sql::TableStats) for tables,
 //!   and through filters, projections, aggregates and joins by the simple
 //!   rules of `estimate.rs` (a filter keeps a quarter, a join as many rows
 //!   as its larger input). With only rows or only bytes known for a table,
 //!   the other is derived from the schema's row width (fixed widths, 16
 //!   bytes for variable-width columns).
 //! - **Sorted inputs** (H15): an input is sorted on the join keys when it
-//!   is a table (or alias) whose [`TableStats::sorted_on`] starts with the
+//!   is a table (or alias) whose [`TableStats::sorted_on`](crate::sql::TableStats::sorted_on) starts with the
 //!   join's key columns on that side, in order.
 
+mod block_hints;
+mod choice;
 mod estimate;
+mod explain;
+mod join_numbers;
+mod sites;
 
+pub use choice::{JoinChoice, allows_adaptive_build_side};
+pub(crate) use join_numbers::decision_number;
+
+pub(crate) use sites::kernel_join_type;
+
+use block_hints::{block_scan_options, parse_raw};
+use choice::set_operation_join;
 use estimate::Estimator;
+use join_numbers::number_joins;
+use sites::{describe_block, key_texts};
 
-use std::fmt::{self, Write as _};
+use std::collections::HashMap;
 
 use datafusion_common::tree_node::TreeNodeRecursion;
-use datafusion_common::{NullEquality, TableReference};
-use datafusion_expr::{Expr, Join, JoinType as DfJoinType, LogicalPlan};
+use datafusion_common::{TableReference, plan_err};
+use datafusion_expr::{Join, LogicalPlan};
 
 use crate::config::Config;
 use crate::hints::{
-    BlockInput, BlockJoins, DecisionSource, Hint, HintArgs, HintComment, HintError, HintName,
-    HintPlacement, IgnoredHint, JoinSite, Position, SiteInput, key_values, resolve_block,
+    DecisionSource, HintError, HintPlacement, IgnoredHint, Position, resolve_block,
 };
 use crate::kernels::{JoinSide, JoinType, Strategy};
-use crate::sql::{
-    Catalog, InputKind, JoinInput, JoinRef, PlanPath, PlannedQuery, QueryBlock, RawHintBlock,
-    SqlError, TableStats, node_at, plan_sql, replace_node_at,
-};
-
-/// Prefix of the aliases the front end gives `IN` / `NOT IN` subqueries it
-/// plans as semi / anti joins (`crate::sql::in_subqueries_to_joins`).
-const SUBQUERY_ALIAS_PREFIX: &str = "__sq_";
+use crate::sql::{Catalog, PlanPath, PlannedQuery, SqlError, node_at, plan_sql, replace_node_at};
 
 /// Everything that can go wrong between SQL text and a [`JoinPlan`].
 ///
@@ -132,6 +147,9 @@ pub struct PlannedJoin {
     pub reason: String,
     /// A hint or the default.
     pub source: DecisionSource,
+    /// Whether the executor may build the other input once both inputs'
+    /// sizes are known ([`allows_adaptive_build_side`]).
+    pub adaptive_build_side: bool,
     /// Hints that named an input of this join but did not decide it.
     pub ignored_hints: Vec<IgnoredHint>,
 }
@@ -146,7 +164,7 @@ pub struct UnusedHint {
 }
 
 /// The dynamic table options of one table scan
-/// (`t /*+ OPTIONS('k'='v') */`, HINTS.md H06, H40), merged by H25.
+/// (`t /*+ OPTIONS('k'='v') */`, docs/hints.md H06, H40), merged by H25.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanOptions {
     /// The query block of the scan.
@@ -164,7 +182,7 @@ pub struct ScanOptions {
     pub position: Position,
 }
 
-/// A decision for every join of a query, in CLI.md's order.
+/// A decision for every join of a query, in docs/cli.md's order.
 #[derive(Debug, Clone)]
 pub struct JoinPlan {
     /// Every join: innermost first, in FROM order; joins of subqueries
@@ -172,10 +190,36 @@ pub struct JoinPlan {
     pub joins: Vec<PlannedJoin>,
     /// Join hints that matched no join of their block (lenient mode).
     pub unused_hints: Vec<UnusedHint>,
+    /// The joins DataFusion makes of `INTERSECT` and `EXCEPT`, which
+    /// belong to no query block and take no hints, in plan order (inputs
+    /// first). EXPLAIN's list of joins leaves them out; the operator tree
+    /// shows them. Their [`PlannedJoin::block`] is `usize::MAX`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use arrow_schema::{DataType, Field, Schema};
+    /// use tenon_planner::choose::plan_joins;
+    /// use tenon_planner::config::Config;
+    /// use tenon_planner::kernels::{JoinSide, Strategy};
+    /// use tenon_planner::sql::Catalog;
+    ///
+    /// let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
+    /// let mut catalog = Catalog::new();
+    /// catalog.register_table("t1", schema.clone());
+    /// catalog.register_table("t2", schema);
+    /// let sql = "SELECT id FROM t1 INTERSECT SELECT id FROM t2";
+    /// let plan = plan_joins(sql, &catalog, &Config::default())?;
+    /// assert!(plan.joins.is_empty());
+    /// let join = &plan.set_operation_joins[0];
+    /// assert_eq!((join.strategy, join.build_side), (Strategy::ShuffleHash, Some(JoinSide::Right)));
+    /// # Ok::<(), tenon_planner::choose::PlanError>(())
+    /// ```
+    pub set_operation_joins: Vec<PlannedJoin>,
     /// Every scan with OPTIONS, in block order, scans of a block in plan
     /// order.
     pub scan_options: Vec<ScanOptions>,
-    /// The planned query the decisions refer to.
+    /// The planned query the decisions refer to; each of its joins carries
+    /// the number of its decision (`join_numbers.rs`).
     pub query: PlannedQuery,
 }
 
@@ -226,10 +270,44 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     if let Some(raw) = query.unattached_hints.first() {
         parse_raw(raw, HintPlacement::Elsewhere)?;
     }
+    let mut scan_options = Vec::new();
+    for &b in &query.block_order {
+        if let Some(block) = query.blocks.get(b) {
+            scan_options.extend(block_scan_options(block)?);
+        }
+    }
+    let order = join_order(&query);
     let resolve_config = config.resolve_config();
+    let estimator = Estimator::new(&query.plan, catalog);
+    let mut slots: Vec<Option<PlannedJoin>> = vec![None; order.len()];
+    let mut unused_hints = Vec::new();
+    for block in &query.blocks {
+        let global_id = |j: usize| order.iter().position(|&x| x == (block.id, j)).unwrap_or(0);
+        let decided = describe_block(block, &query.plan, &global_id, catalog, &estimator)?;
+        let resolution = resolve_block(&decided.joins, &decided.hints, &resolve_config)?;
+        for (j, decision) in resolution.joins.into_iter().enumerate() {
+            let id = decided.joins.joins[j].id;
+            slots[id] = Some(decided.planned(j, decision));
+        }
+        unused_hints.extend(resolution.unused.into_iter().map(|hint| UnusedHint {
+            block: block.id,
+            hint,
+        }));
+    }
+    let joins: Vec<PlannedJoin> = slots.into_iter().flatten().collect();
+    let (query, set_operation_joins) = number_decisions(query, &joins, config)?;
+    Ok(JoinPlan {
+        joins,
+        set_operation_joins,
+        unused_hints,
+        scan_options,
+        query,
+    })
+}
 
-    // The global order: blocks in post-order of their nesting, each
-    // block's joins bottom-up.
+/// The global order of the joins (docs/cli.md): blocks in post-order of their
+/// nesting, each block's joins bottom-up; `(block, join of the block)`.
+fn join_order(query: &PlannedQuery) -> Vec<(usize, usize)> {
     let mut order: Vec<(usize, usize)> = query
         .block_order
         .iter()
@@ -242,425 +320,84 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
             order.extend((0..block.joins.len()).map(|j| (block.id, j)));
         }
     }
-    let global_id = |b: usize, j: usize| order.iter().position(|&x| x == (b, j)).unwrap_or(0);
-
-    let estimator = Estimator::new(&query.plan, catalog);
-    let mut slots: Vec<Option<PlannedJoin>> = vec![None; order.len()];
-    let mut unused_hints = Vec::new();
-    let mut scan_options = Vec::new();
-    for &b in &query.block_order {
-        if let Some(block) = query.blocks.get(b) {
-            scan_options.extend(block_scan_options(block)?);
-        }
-    }
-    for block in &query.blocks {
-        let hints = block_hints(block)?;
-        let mut sites = Vec::with_capacity(block.joins.len());
-        let mut joins = Vec::with_capacity(block.joins.len());
-        for (j, jref) in block.joins.iter().enumerate() {
-            let join = match node_at(&query.plan, &jref.path) {
-                Some(LogicalPlan::Join(join)) => join,
-                _ => {
-                    return Err(SqlError::Plan(format!(
-                        "internal: no join at {:?} of block {}",
-                        jref.path, block.id
-                    ))
-                    .into());
-                }
-            };
-            let site = join_site(global_id(block.id, j), jref, &join, catalog, &estimator)?;
-            sites.push(site);
-            joins.push(join);
-        }
-        let inputs = block_inputs(block);
-        let resolution = resolve_block(
-            &BlockJoins {
-                inputs,
-                joins: sites.clone(),
-            },
-            &hints,
-            &resolve_config,
-        )?;
-        for ((site, join), (jref, decision)) in sites
-            .iter()
-            .zip(&joins)
-            .zip(block.joins.iter().zip(resolution.joins))
-        {
-            let build = decision
-                .build_side
-                .and_then(|side| site.input(side).name.clone());
-            slots[site.id] = Some(PlannedJoin {
-                block: block.id,
-                path: jref.path.clone(),
-                strategy: decision.strategy,
-                join_type: site.join_type,
-                build_side: decision.build_side,
-                build,
-                left: site.left.name.clone(),
-                right: site.right.name.clone(),
-                keys: key_texts(join),
-                filter: join.filter.as_ref().map(ToString::to_string),
-                reason: or_note(decision.reason, decision.strategy, join),
-                source: decision.source,
-                ignored_hints: decision.ignored,
-            });
-        }
-        unused_hints.extend(resolution.unused.into_iter().map(|hint| UnusedHint {
-            block: block.id,
-            hint,
-        }));
-    }
-    Ok(JoinPlan {
-        joins: slots.into_iter().flatten().collect(),
-        unused_hints,
-        scan_options,
-        query,
-    })
+    order
 }
 
-/// Parses one raw hint comment as placed.
-fn parse_raw(raw: &RawHintBlock, placement: HintPlacement) -> Result<Vec<Hint>, HintError> {
-    let position = Position::new(raw.line, raw.col);
-    HintComment {
-        placement,
-        text: raw.text.clone(),
-        position,
-        // Not read by `parse`: only placement, text and position are.
-        anchor: position,
-        span: 0..0,
-    }
-    .parse()
-}
-
-/// The block's query hints, parsed.
-fn block_hints(block: &QueryBlock) -> Result<Vec<Hint>, HintError> {
-    let mut hints = Vec::new();
-    for raw in &block.hints {
-        hints.extend(parse_raw(raw, HintPlacement::QueryBlock)?);
-    }
-    Ok(hints)
-}
-
-/// The block's table hints, parsed and checked (H05, H06), merged per scan
-/// (H25).
-fn block_scan_options(block: &QueryBlock) -> Result<Vec<ScanOptions>, HintError> {
-    let mut parsed = Vec::with_capacity(block.table_hints.len());
-    for th in &block.table_hints {
-        let hints = parse_raw(
-            &th.hint,
-            HintPlacement::Table {
-                table: th.table.clone(),
-            },
-        )?;
-        for h in &hints {
-            let pairs = match &h.args {
-                HintArgs::KeyValues(kvs) => kvs.len(),
-                _ => 0,
-            };
-            if pairs == 0 {
-                return Err(HintError::TableHint {
-                    hint: h.to_string(),
-                    position: h.position,
-                    message: "OPTIONS takes 'key' = 'value' pairs, e.g.                               `t /*+ OPTIONS('scan.batch-size' = '1024') */`"
-                        .into(),
-                });
-            }
-        }
-        parsed.push((th, hints));
-    }
-    // a block that was planned has relations; an unused WITH query's has none
-    let planned = !block.relations.is_empty() || !block.scans.is_empty();
-    if planned {
-        for (th, hints) in &parsed {
-            let scanned = block
-                .scans
-                .iter()
-                .any(|s| s.table == th.table && s.alias == th.alias);
-            if !scanned && let Some(h) = hints.first() {
-                return Err(HintError::TableHint {
-                    hint: h.to_string(),
-                    position: h.position,
-                    message: format!(
-                        "`{}` is not a table of this query block (a view or a WITH query?):                          OPTIONS apply to tables only; write them inside the view or WITH query,                          after its table",
-                        th.table
-                    ),
-                });
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for scan in &block.scans {
-        if scan.hints.is_empty() {
-            continue;
-        }
-        let mut hints = Vec::new();
-        for raw in &scan.hints {
-            hints.extend(parse_raw(
-                raw,
-                HintPlacement::Table {
-                    table: scan.table.clone(),
-                },
-            )?);
-        }
-        let Some(first) = hints.first() else {
-            continue;
-        };
-        out.push(ScanOptions {
-            block: block.id,
-            path: scan.path.clone(),
-            table: scan.table.clone(),
-            alias: scan.alias.clone(),
-            options: key_values(&hints, HintName::Options),
-            position: first.position,
-        });
-    }
-    Ok(out)
-}
-
-/// The names a hint of this block may use (H11, H32).
-fn block_inputs(block: &QueryBlock) -> Vec<BlockInput> {
-    let mut inputs: Vec<BlockInput> = Vec::new();
-    for rel in &block.relations {
-        let Some(name) = hintable_name(rel) else {
-            continue;
-        };
-        let input = match (rel.kind, &rel.table) {
-            (InputKind::Alias, Some(table)) => BlockInput::aliased(table.clone(), name),
-            _ => BlockInput::table(name),
-        };
-        if !inputs.contains(&input) {
-            inputs.push(input);
-        }
-    }
-    inputs
-}
-
-/// The name hints use for an input; `None` for subtrees, unnamed inputs and
-/// the front end's `IN`-subquery aliases.
-fn hintable_name(input: &JoinInput) -> Option<String> {
-    input
-        .name
-        .clone()
-        .filter(|n| !n.starts_with(SUBQUERY_ALIAS_PREFIX))
-}
-
-/// The kernels' join type of a logical join (`NOT IN`:
-/// [`JoinType::LeftAntiNullAware`]).
-pub(crate) fn kernel_join_type(join: &Join) -> Result<JoinType, SqlError> {
-    Ok(match (join.join_type, join.null_aware) {
-        (DfJoinType::Inner, _) => JoinType::Inner,
-        (DfJoinType::Left, _) => JoinType::Left,
-        (DfJoinType::Right, _) => JoinType::Right,
-        (DfJoinType::Full, _) => JoinType::Full,
-        (DfJoinType::LeftSemi, _) => JoinType::LeftSemi,
-        (DfJoinType::LeftAnti, false) => JoinType::LeftAnti,
-        (DfJoinType::LeftAnti, true) => JoinType::LeftAntiNullAware,
-        (DfJoinType::RightSemi, _) => JoinType::RightSemi,
-        (DfJoinType::RightAnti, _) => JoinType::RightAnti,
-        (other, _) => return Err(SqlError::Unsupported(format!("{other} join"))),
-    })
-}
-
-/// One join as hint resolution sees it.
-fn join_site(
-    id: usize,
-    jref: &JoinRef,
-    join: &Join,
-    catalog: &Catalog,
-    estimator: &Estimator<'_>,
-) -> Result<JoinSite, PlanError> {
-    let join_type = kernel_join_type(join)?;
-    let from_subquery = matches!(
-        join_type,
-        JoinType::LeftSemi | JoinType::LeftAnti | JoinType::LeftAntiNullAware
-    ) && jref
-        .right
-        .name
-        .as_deref()
-        .is_some_and(|n| n.starts_with(SUBQUERY_ALIAS_PREFIX));
-    let left_keys: Vec<&Expr> = join.on.iter().map(|(l, _)| l).collect();
-    let right_keys: Vec<&Expr> = join.on.iter().map(|(_, r)| r).collect();
-    let mut site = JoinSite::new(
-        id,
-        join_type,
-        site_input(&jref.left, catalog, estimator, &left_keys, &join.left),
-        site_input(&jref.right, catalog, estimator, &right_keys, &join.right),
-    );
-    if join.on.is_empty() {
-        site = site.non_equi();
-    }
-    if from_subquery {
-        site = site.from_subquery();
-    }
-    Ok(site)
-}
-
-/// One input: its name, size estimate and sortedness.
-fn site_input(
-    input: &JoinInput,
-    catalog: &Catalog,
-    estimator: &Estimator<'_>,
-    keys: &[&Expr],
-    plan: &LogicalPlan,
-) -> SiteInput {
-    let mut site = SiteInput {
-        name: hintable_name(input),
-        ..SiteInput::default()
-    };
-    let table = match input.kind {
-        InputKind::Table => input.name.as_deref(),
-        InputKind::Alias => input.table.as_deref(),
-        _ => None,
-    };
-    if let Some(table) = table.and_then(|t| catalog.table(t)) {
-        site.sorted_on_keys = sorted_on_keys(&table.stats, keys);
-    }
-    site.estimate = estimator.estimate(plan);
-    site
-}
-
-/// Whether `sorted_on` starts with the key columns, in order.
-fn sorted_on_keys(stats: &TableStats, keys: &[&Expr]) -> bool {
-    if keys.is_empty() || keys.len() > stats.sorted_on.len() {
-        return false;
-    }
-    keys.iter().zip(&stats.sorted_on).all(|(key, sorted)| {
-        let mut e = *key;
-        while let Expr::Cast(c) = e {
-            e = &c.expr;
-        }
-        matches!(e, Expr::Column(c) if &c.name == sorted)
-    })
-}
-
-/// The equi keys as text.
-/// `reason`, with a note when a NEST_LOOP join's condition is an OR whose
-/// every branch has an equality of the two sides (`a.x = b.x OR a.y =
-/// b.y`): each branch would be a hash join on its own, but tenon does not
-/// split an OR into a union of joins, so every pair of rows is tested.
-fn or_note(reason: String, strategy: Strategy, join: &Join) -> String {
-    use datafusion_expr::utils::{find_valid_equijoin_key_pair, split_conjunction};
-    let Some(filter) = join
-        .filter
-        .as_ref()
-        .filter(|_| strategy == Strategy::NestLoop)
-    else {
-        return reason;
-    };
-    if !join.on.is_empty() {
-        return reason;
-    }
-    let (left, right) = (join.left.schema(), join.right.schema());
-    let mut branches = Vec::new();
-    let mut stack = vec![filter];
-    while let Some(e) = stack.pop() {
-        match e {
-            Expr::BinaryExpr(b) if b.op == datafusion_expr::Operator::Or => {
-                stack.push(&b.left);
-                stack.push(&b.right);
-            }
-            other => branches.push(other),
-        }
-    }
-    let has_key = |branch: &Expr| {
-        split_conjunction(branch).into_iter().any(|c| match c {
-            Expr::BinaryExpr(b) if b.op == datafusion_expr::Operator::Eq => {
-                matches!(
-                    find_valid_equijoin_key_pair(&b.left, &b.right, left, right),
-                    Ok(Some(_))
-                )
-            }
-            _ => false,
-        })
-    };
-    if branches.len() < 2 || !branches.iter().all(|b| has_key(b)) {
-        return reason;
-    }
-    format!(
-        "{reason}; the ON condition is an OR of {} branches with a different equi key each: \
-         tenon does not split an OR into one hash join per branch, so every pair of rows is \
-         tested",
-        branches.len()
-    )
-}
-
-fn key_texts(join: &Join) -> Vec<String> {
-    let op = match join.null_equality {
-        NullEquality::NullEqualsNothing => "=",
-        NullEquality::NullEqualsNull => "IS NOT DISTINCT FROM",
-    };
-    join.on
+/// Writes each join's decision number on its node (`join_numbers.rs`):
+/// the block joins' numbers are their indices in `joins`; a join of no
+/// block (INTERSECT, EXCEPT) is decided here and numbered after them.
+fn number_decisions(
+    mut query: PlannedQuery,
+    joins: &[PlannedJoin],
+    config: &Config,
+) -> Result<(PlannedQuery, Vec<PlannedJoin>), PlanError> {
+    let by_path: HashMap<&PlanPath, usize> = joins
         .iter()
-        .map(|(l, r)| format!("{l} {op} {r}"))
-        .collect()
-}
-
-/// A JSON string literal.
-fn json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+        .enumerate()
+        .map(|(i, j)| (&j.path, i))
+        .collect();
+    let mut set_operation_joins = Vec::new();
+    let mut failure = None;
+    let plan = std::mem::take(&mut query.plan);
+    let numbered = number_joins(plan, &mut |path, join| {
+        if let Some(&i) = by_path.get(path) {
+            return Ok(i);
         }
-    }
-    out.push('"');
-}
-
-fn json_opt(out: &mut String, s: Option<&str>) {
-    match s {
-        Some(s) => json_string(out, s),
-        None => out.push_str("null"),
-    }
-}
-
-impl PlannedJoin {
-    /// The join as one JSON object of CLI.md's `joins` list.
-    pub fn to_json(&self) -> String {
-        let mut o = String::new();
-        o.push_str("{\"strategy\": ");
-        json_string(&mut o, self.strategy.name());
-        o.push_str(", \"join_type\": ");
-        json_string(&mut o, &self.join_type.to_string());
-        o.push_str(", \"build\": ");
-        json_opt(&mut o, self.build.as_deref());
-        o.push_str(", \"left\": ");
-        json_opt(&mut o, self.left.as_deref());
-        o.push_str(", \"right\": ");
-        json_opt(&mut o, self.right.as_deref());
-        o.push_str(", \"keys\": [");
-        for (i, k) in self.keys.iter().enumerate() {
-            if i > 0 {
-                o.push_str(", ");
+        match set_operation_join(join, path.clone(), config) {
+            Ok(decision) => {
+                set_operation_joins.push(decision);
+                Ok(joins.len() + set_operation_joins.len() - 1)
             }
-            json_string(&mut o, k);
-        }
-        o.push_str("], \"reason\": ");
-        json_string(&mut o, &self.reason);
-        o.push_str(", \"ignored_hints\": [");
-        for (i, h) in self.ignored_hints.iter().enumerate() {
-            if i > 0 {
-                o.push_str(", ");
+            Err(e) => {
+                let message = e.to_string();
+                failure = Some(e);
+                plan_err!("{message}")
             }
-            o.push_str("{\"hint\": ");
-            json_string(&mut o, &h.hint);
-            o.push_str(", \"why\": ");
-            json_string(&mut o, &h.reason.to_string());
-            o.push('}');
         }
-        o.push_str("]}");
-        o
-    }
+    });
+    query.plan = match (numbered, failure) {
+        (Ok(plan), _) => plan,
+        (Err(_), Some(e)) => return Err(e.into()),
+        (Err(e), None) => {
+            return Err(SqlError::Plan(format!("internal: numbering the joins: {e}")).into());
+        }
+    };
+    Ok((query, set_operation_joins))
 }
 
 impl JoinPlan {
+    /// The decision for a join of [`JoinPlan::query`]'s plan, found by the
+    /// number the join node carries; `None` for a join that carries none
+    /// (one that is not from this plan).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use arrow_schema::{DataType, Field, Schema};
+    /// use datafusion_expr::LogicalPlan;
+    /// use tenon_planner::choose::plan_joins;
+    /// use tenon_planner::config::Config;
+    /// use tenon_planner::sql::{Catalog, node_at};
+    ///
+    /// let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
+    /// let mut catalog = Catalog::new();
+    /// catalog.register_table("t1", schema.clone());
+    /// catalog.register_table("t2", schema);
+    /// let sql = "SELECT /*+ NEST_LOOP(t2) */ * FROM t1 JOIN t2 ON t1.id = t2.id";
+    /// let plan = plan_joins(sql, &catalog, &Config::default())?;
+    /// let Some(LogicalPlan::Join(join)) = node_at(&plan.query.plan, &plan.joins[0].path) else {
+    ///     panic!("no join at the planned join's path");
+    /// };
+    /// assert_eq!(plan.decision_of(&join), Some(&plan.joins[0]));
+    /// # Ok::<(), tenon_planner::choose::PlanError>(())
+    /// ```
+    pub fn decision_of(&self, join: &Join) -> Option<&PlannedJoin> {
+        let n = decision_number(join)?;
+        self.joins.get(n).or_else(|| {
+            self.set_operation_joins
+                .get(n.checked_sub(self.joins.len())?)
+        })
+    }
+
     /// Renames the table the `TableScan` at `path` reads, in
     /// [`JoinPlan::query`]'s plan: the executor then looks the scan's rows
     /// up under `name` (a scan with its own options, H40). Its schema, its
@@ -702,67 +439,5 @@ impl JoinPlan {
             Ok(TreeNodeRecursion::Continue)
         });
         names
-    }
-
-    /// CLI.md's `--explain --format json` object: `{"joins": [...]}`.
-    pub fn to_json(&self) -> String {
-        let joins: Vec<String> = self.joins.iter().map(PlannedJoin::to_json).collect();
-        format!("{{\"joins\": [{}]}}", joins.join(", "))
-    }
-
-    /// The human form of EXPLAIN (the same as `Display`).
-    pub fn to_text(&self) -> String {
-        self.to_string()
-    }
-}
-
-impl fmt::Display for PlannedJoin {
-    /// `INNER JOIN t1, t2 ON t1.id = t2.id: BROADCAST, build t1 (hint BROADCAST(t1) applied)`
-    /// plus one indented line per ignored hint.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = |n: &Option<String>| n.clone().unwrap_or_else(|| "(join)".to_string());
-        write!(
-            f,
-            "{} JOIN {}, {}",
-            self.join_type,
-            name(&self.left),
-            name(&self.right)
-        )?;
-        let mut condition: Vec<String> = self.keys.clone();
-        condition.extend(self.filter.clone());
-        if !condition.is_empty() {
-            write!(f, " ON {}", condition.join(" AND "))?;
-        }
-        write!(f, ": {}", self.strategy)?;
-        match (&self.build, self.build_side) {
-            (Some(b), _) => write!(f, ", build {b}")?,
-            (None, Some(JoinSide::Left)) => f.write_str(", build left (join)")?,
-            (None, Some(JoinSide::Right)) => f.write_str(", build right (join)")?,
-            (None, None) => {}
-        }
-        write!(f, " ({})", self.reason)?;
-        for h in &self.ignored_hints {
-            write!(f, "\n    {h}")?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Display for JoinPlan {
-    /// One numbered entry per join, then the hints that matched no join.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.joins.is_empty() {
-            f.write_str("no joins")?;
-        }
-        for (i, j) in self.joins.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "join {i} (block {}): {j}", j.block)?;
-        }
-        for u in &self.unused_hints {
-            write!(f, "\nblock {}: {}", u.block, u.hint)?;
-        }
-        Ok(())
     }
 }

@@ -14,8 +14,8 @@
 //! made (`adapted: ...`, [`Adaptation::note`]).
 //!
 //! The inputs are the planner's decision as a [`Planned`] (its strategy,
-//! and whether it was the default), the kernel, and the row counts: what
-//! the plan allows to adapt can become one more field of [`Planned`].
+//! and whether the plan allows its build side to change: the decision's
+//! `adaptive_build_side`, set by `choose`), the kernel, and the row counts.
 
 use crate::hints::side_label;
 use crate::kernels::{FedProbe, Join, JoinKernel, JoinSide, JoinType, Strategy};
@@ -25,9 +25,10 @@ use crate::kernels::{FedProbe, Join, JoinKernel, JoinSide, JoinType, Strategy};
 pub(super) struct Planned {
     /// The strategy the planner chose.
     pub strategy: Strategy,
-    /// Whether it chose it by default (no hint): only then may the
-    /// executor change it.
-    pub by_default: bool,
+    /// Whether the plan allows the build side to change
+    /// ([`JoinChoice::adaptive_build_side`](crate::choose::JoinChoice):
+    /// a BROADCAST or SHUFFLE_HASH the default chose, never a hint).
+    pub adaptive_build_side: bool,
 }
 
 /// An adaptation made: the join to run instead, and what changed (shown
@@ -44,12 +45,7 @@ pub(super) struct Adaptation {
 /// change: then the probe side must be collected to know its size (see the
 /// module docs).
 pub(super) fn may_adapt(planned: Planned, kernel: &dyn FedProbe, build_rows: usize) -> bool {
-    planned.by_default
-        && matches!(
-            planned.strategy,
-            Strategy::Broadcast | Strategy::ShuffleHash
-        )
-        && kernel.partitions_build(build_rows)
+    planned.adaptive_build_side && kernel.partitions_build(build_rows)
 }
 
 /// The adaptive build side: `join` builds the other side when its probe
@@ -95,12 +91,19 @@ pub(super) fn adapt(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::choose::allows_adaptive_build_side;
+    use crate::hints::DecisionSource;
     use crate::kernels::{HashJoin, HashJoinMode, SortMergeJoin};
 
     fn planned(strategy: Strategy, by_default: bool) -> Planned {
+        let source = if by_default {
+            DecisionSource::Default
+        } else {
+            DecisionSource::Hint(0)
+        };
         Planned {
             strategy,
-            by_default,
+            adaptive_build_side: allows_adaptive_build_side(&source, strategy),
         }
     }
 

@@ -74,7 +74,7 @@ impl From<KernelError> for ExecError {
 impl ExecError {
     /// This error, to travel through a join kernel that a sink or probe
     /// feed of the executor raised it in; `From<KernelError>` gives it back.
-    pub fn into_kernel(self) -> KernelError {
+    pub(crate) fn into_kernel(self) -> KernelError {
         KernelError::External(Box::new(self))
     }
 }

@@ -28,8 +28,7 @@ use super::adapt::{self, Planned};
 use super::run::{Run, Sink, lock};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
-use crate::hints::DecisionSource;
-use crate::kernels::{FedProbe, Join, JoinInput, JoinKernel, JoinSide};
+use crate::kernels::{FedProbe, Join, JoinInput, JoinKernel, JoinSide, KernelError};
 
 impl Run<'_> {
     /// Runs the join `plan`, pushing its output (coalesced) into `sink`.
@@ -90,7 +89,7 @@ impl Run<'_> {
         let build = JoinInput::new(build_plan.schema.clone(), build_held.batches);
         let planned = Planned {
             strategy: decision.strategy,
-            by_default: decision.source == DecisionSource::Default,
+            adaptive_build_side: decision.adaptive_build_side,
         };
         if adapt::may_adapt(planned, fed, build.num_rows()) {
             let probe_held = self.collect(probe_plan, "the hash join's collected probe side")?;
@@ -114,6 +113,7 @@ impl Run<'_> {
         // call, and the end (after the feed returns).
         let started = Instant::now();
         let fed_at = Mutex::new(None);
+        let stop = LimitStop::default();
         let result = fed.for_each_fed(
             l,
             r,
@@ -126,14 +126,14 @@ impl Run<'_> {
                     metrics.add_time(start.elapsed());
                     pushed.map_err(ExecError::from)
                 })
-                .map_err(ExecError::into_kernel)
+                .map_err(|e| stop.seen(e))
             },
-            &|b: RecordBatch| out(b).map_err(ExecError::into_kernel),
+            &|b: RecordBatch| out(b).map_err(|e| stop.seen(e)),
         );
         if let Some(at) = *lock(&fed_at) {
             metrics.add_time(at.elapsed());
         }
-        result.map_err(ExecError::from)
+        stop.result(result)
     }
 }
 
@@ -167,11 +167,40 @@ fn run_collected(
     out: &Sink<'_>,
 ) -> Result<()> {
     let start = Instant::now();
-    let result = join.for_each(l, r, &|b: RecordBatch| {
-        out(b).map_err(ExecError::into_kernel)
-    });
+    let stop = LimitStop::default();
+    let result = join.for_each(l, r, &|b: RecordBatch| out(b).map_err(|e| stop.seen(e)));
     plan.metrics.add_time(start.elapsed());
-    result.map_err(ExecError::from)
+    stop.result(result)
+}
+
+/// The stop signal of a LIMIT above a join, remembered as it passes into
+/// the kernel (as [`KernelError::External`], like every error of the
+/// operators around the join). Once a LIMIT has its rows it stops every
+/// producer below it; a worker of the same join may meanwhile fail on its
+/// own (a filter error, the memory limit), and the kernel returns whichever
+/// error it meets first. The signal wins, so the query's result does not
+/// depend on that race: the LIMIT's rows are complete.
+#[derive(Default)]
+struct LimitStop(std::sync::OnceLock<ExecError>);
+
+impl LimitStop {
+    /// `e` as the kernel carries it, noting a LIMIT's stop signal.
+    fn seen(&self, e: ExecError) -> KernelError {
+        if let ExecError::LimitReached(token) = e {
+            let _ = self.0.set(ExecError::LimitReached(token));
+        }
+        e.into_kernel()
+    }
+
+    /// The join's result: the stop signal if one passed, else the kernel's
+    /// error with the operators' own errors turned back into themselves.
+    fn result(self, result: std::result::Result<(), KernelError>) -> Result<()> {
+        match (result, self.0.into_inner()) {
+            (Ok(()), _) => Ok(()),
+            (Err(_), Some(stop)) => Err(stop),
+            (Err(e), None) => Err(ExecError::from(e)),
+        }
+    }
 }
 
 /// Gathers batches of fewer than half `target` rows until they make

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
-use crate::choose::PlannedJoin;
+use crate::choose::JoinChoice;
 use crate::exec::{HashAggregate, SortExec};
 use crate::expr::PhysicalExpr;
 use crate::kernels::{Join, MemoryBudget};
@@ -28,7 +28,7 @@ pub enum Operator {
     Scan {
         /// The name of the data the scan reads in the executor's
         /// [`Tables`](crate::exec::Tables): the table's name in the catalog,
-        /// or, for a scan with its own dynamic options (HINTS.md H40), the
+        /// or, for a scan with its own dynamic options (docs/hints.md H40), the
         /// entry the session made for it, named
         /// `table /*+ OPTIONS('k'='v', ...) */`.
         table: String,
@@ -68,8 +68,9 @@ pub enum Operator {
         right: Box<PhysicalPlan>,
         /// The configured kernel.
         join: Join,
-        /// The planner's decision (strategy, build side, reason).
-        decision: Box<PlannedJoin>,
+        /// What the chooser decided for it (strategy, build side, reason,
+        /// the run-time adaptation it allows).
+        decision: JoinChoice,
     },
     /// Grouping and aggregate functions.
     Aggregate {
@@ -201,9 +202,9 @@ impl PhysicalPlan {
 
     /// Every join of the plan, in the order the executor's tree walk meets
     /// them (inputs before the join).
-    pub fn joins(&self) -> Vec<&PlannedJoin> {
+    pub fn joins(&self) -> Vec<&JoinChoice> {
         let mut out = Vec::new();
-        fn walk<'a>(p: &'a PhysicalPlan, out: &mut Vec<&'a PlannedJoin>) {
+        fn walk<'a>(p: &'a PhysicalPlan, out: &mut Vec<&'a JoinChoice>) {
             for c in p.children() {
                 walk(c, out);
             }

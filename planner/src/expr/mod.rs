@@ -26,9 +26,10 @@
 //! * **One clock per query**: [`QueryContext`] fixes `NOW()` and
 //!   `CURRENT_DATE` when the query starts (docs/hints.md J05).
 //!
-//! For joins, [`ExprJoinFilter`] implements the kernels' `JoinFilter` and
-//! [`split_range_conditions`] pulls the comparisons the kernels can use
-//! directly out of a residual predicate.
+//! For joins, [`ExprJoinFilter`] implements the kernels' `JoinFilter`; the
+//! comparisons the kernels can search instead of testing pairs are pulled
+//! out of a join's predicate where the join is lowered
+//! (`exec/lower/ranges.rs`).
 //!
 //! # Examples
 //!
@@ -46,7 +47,6 @@ mod join_filter;
 mod logic;
 mod physical;
 mod prune;
-mod range;
 mod scalar_fn;
 pub mod string_size;
 mod value;
@@ -57,5 +57,4 @@ pub use error::{ExprError, Result};
 pub use join_filter::ExprJoinFilter;
 pub use physical::PhysicalExpr;
 pub use prune::{ColumnStatistics, ScanFilter};
-pub use range::{SplitCondition, split_range_conditions};
 pub use value::Value;

@@ -18,17 +18,24 @@
 //!
 //! Only `/*+` opens a hint: `/* + */`, `/*abc+ */` and `--+` are plain
 //! comments (H07).
+//!
+//! The tokens and the test for a hint comment are the SQL front end's
+//! ([`crate::sql`]'s `sql_tokens` and `hint_text`): one tokenizer of hint
+//! comments. The front end places each comment by the AST (after the
+//! `SELECT` or table name whose span it follows); this finder places it by
+//! the tokens before it, so that it works on text that is not (yet) a
+//! whole statement.
 
 use std::ops::Range;
 
-use sqlparser::dialect::GenericDialect;
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace};
+use sqlparser::tokenizer::{Location, Token, TokenWithSpan};
 
 use super::error::HintError;
 use super::name::HintName;
 use super::parse::parse_hints;
 use super::syntax::{Hint, Position};
+use crate::sql::{hint_text, sql_tokens};
 
 /// Where a hint comment stands, which decides what it may hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,8 +154,8 @@ pub fn find_hint_comments(sql: &str) -> Result<Vec<HintComment>, HintError> {
     let mut found: Vec<(HintComment, usize)> = Vec::new();
     for tok in &tokens {
         match &tok.token {
-            Token::Whitespace(Whitespace::MultiLineComment(body)) => {
-                let Some(text) = body.strip_prefix('+') else {
+            Token::Whitespace(_) => {
+                let Some(text) = hint_text(&tok.token) else {
                     continue;
                 };
                 let position = Position::from(tok.span.start);
@@ -176,21 +183,18 @@ pub fn find_hint_comments(sql: &str) -> Result<Vec<HintComment>, HintError> {
                     anchor_index,
                 ));
             }
-            Token::Whitespace(_) => {}
             _ => scan.push(tok),
         }
     }
     Ok(found.into_iter().map(|(c, _)| c).collect())
 }
 
-/// Tokenizes with the generic dialect, turning an unclosed `/*+` into
+/// Tokenizes `sql`, turning an unclosed `/*+` into
 /// [`HintError::UnclosedComment`] at the comment's start.
 fn tokenize(sql: &str) -> Result<Vec<TokenWithSpan>, HintError> {
-    let mut buf = Vec::new();
-    let dialect = GenericDialect {};
-    match Tokenizer::new(&dialect, sql).tokenize_with_location_into_buf(&mut buf) {
-        Ok(()) => Ok(buf),
-        Err(e) => {
+    match sql_tokens(sql) {
+        Ok(tokens) => Ok(tokens),
+        Err((e, buf)) => {
             let start = buf.last().map_or(Location::new(1, 1), |t| t.span.end);
             let offsets = LineOffsets::new(sql);
             let at = offsets.byte(sql, start);

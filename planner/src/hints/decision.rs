@@ -1,5 +1,5 @@
 //! What hint resolution decides for each join, and why (what EXPLAIN
-//! prints: HINTS.md §7).
+//! prints: docs/hints.md §7).
 
 use std::fmt;
 

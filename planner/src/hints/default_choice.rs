@@ -1,4 +1,4 @@
-//! The planner's own choice for a join without a valid hint (HINTS.md H15,
+//! The planner's own choice for a join without a valid hint (docs/hints.md H15,
 //! H16).
 //!
 //! In order of preference, among the strategies not disabled:

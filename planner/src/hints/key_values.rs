@@ -1,4 +1,4 @@
-//! Key-value hint conflicts (HINTS.md H25): last write within one hint,
+//! Key-value hint conflicts (docs/hints.md H25): last write within one hint,
 //! first hint across hints of the same name.
 
 use super::name::HintName;

@@ -1,5 +1,5 @@
 //! Join and table hints: the hint grammar and hint resolution
-//! (`../shared/spec/HINTS.md` §1–§3).
+//! (docs/hints.md §1–§3).
 //!
 //! Three steps, each usable on its own:
 //!

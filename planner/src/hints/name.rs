@@ -1,4 +1,4 @@
-//! The hint names tenon knows (HINTS.md §2, §5, §6).
+//! The hint names tenon knows (docs/hints.md §2, §5, §6).
 
 use std::fmt;
 

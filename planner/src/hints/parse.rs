@@ -1,4 +1,4 @@
-//! The hint grammar (HINTS.md H01–H05): text of one `/*+ ... */` block to
+//! The hint grammar (docs/hints.md H01–H05): text of one `/*+ ... */` block to
 //! [`Hint`]s.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! Join hint resolution for one query block (HINTS.md H10–H25).
+//! Join hint resolution for one query block (docs/hints.md H10–H25).
 //!
 //! ```text
 //!  hints of the block ──► check arguments (H10) ──► check names in scope (H11, H32)

@@ -1,4 +1,4 @@
-//! The parsed form of a hint block (HINTS.md H02):
+//! The parsed form of a hint block (docs/hints.md H02):
 //!
 //! ```text
 //! hint  := NAME

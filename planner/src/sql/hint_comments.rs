@@ -9,8 +9,14 @@
 //! table name of the AST (located by their spans), the hint comments that
 //! directly follow it. Comments that follow neither are reported as
 //! unattached.
+//!
+//! [`sql_tokens`] and [`hint_text`] are the one tokenizer of hint comments:
+//! the hint module's own finder
+//! ([`find_hint_comments`](crate::hints::find_hint_comments), which places
+//! comments by the tokens before them, for use without the front end) reads
+//! the same tokens.
 
-use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace};
+use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, TokenizerError, Whitespace};
 
 use super::dialect::TenonDialect;
 use super::error::SqlError;
@@ -39,11 +45,40 @@ pub(crate) struct HintComments {
     claimed: Vec<Option<bool>>,
 }
 
-fn hint_text(token: &Token) -> Option<&str> {
+/// sqlparser's tokens of `sql` in tenon's dialect, each with its span
+/// (comments included, as white space).
+///
+/// # Errors
+/// The tokenizer's error, with the tokens read before it (where the text
+/// went wrong: an unclosed comment starts where the last token ended).
+pub(crate) fn sql_tokens(
+    sql: &str,
+) -> Result<Vec<TokenWithSpan>, (TokenizerError, Vec<TokenWithSpan>)> {
+    let mut tokens = Vec::new();
+    match Tokenizer::new(&TenonDialect::default(), sql).tokenize_with_location_into_buf(&mut tokens)
+    {
+        Ok(()) => Ok(tokens),
+        Err(e) => Err((e, tokens)),
+    }
+}
+
+/// The text of a hint comment (`/*+ ... */`: everything after the `+`,
+/// without the closing `*/`); `None` for every other token, plain comments
+/// such as `/* + */` and `--+` included (H07).
+pub(crate) fn hint_text(token: &Token) -> Option<&str> {
     match token {
         Token::Whitespace(Whitespace::MultiLineComment(c)) => c.strip_prefix('+'),
         _ => None,
     }
+}
+
+/// The hint comment `t` is, with its position.
+fn raw_block(t: &TokenWithSpan) -> Option<RawHintBlock> {
+    hint_text(&t.token).map(|text| RawHintBlock {
+        text: text.to_string(),
+        line: t.span.start.line,
+        col: t.span.start.column,
+    })
 }
 
 impl HintComments {
@@ -53,7 +88,7 @@ impl HintComments {
     /// A tokenizer error (unclosed comment or string, ...) as a syntax
     /// error with its position.
     pub(crate) fn tokenize(sql: &str) -> Result<Self, SqlError> {
-        let tokens = Tokenizer::new(&TenonDialect::default(), sql).tokenize_with_location()?;
+        let tokens = sql_tokens(sql).map_err(|(e, _)| SqlError::from(e))?;
         let claimed = tokens
             .iter()
             .map(|t| hint_text(&t.token).map(|_| false))
@@ -72,13 +107,9 @@ impl HintComments {
             if !matches!(t.token, Token::Whitespace(_)) {
                 break;
             }
-            if let Some(text) = hint_text(&t.token) {
+            if let Some(raw) = raw_block(t) {
                 self.claimed[i] = Some(true);
-                found.push(RawHintBlock {
-                    text: text.to_string(),
-                    line: t.span.start.line,
-                    col: t.span.start.column,
-                });
+                found.push(raw);
             }
         }
         found
@@ -91,13 +122,7 @@ impl HintComments {
             .iter()
             .zip(&self.claimed)
             .filter(|(_, c)| **c == Some(false))
-            .filter_map(|(t, _)| {
-                hint_text(&t.token).map(|text| RawHintBlock {
-                    text: text.to_string(),
-                    line: t.span.start.line,
-                    col: t.span.start.column,
-                })
-            })
+            .filter_map(|(t, _)| raw_block(t))
             .collect()
     }
 }

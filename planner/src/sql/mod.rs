@@ -64,6 +64,7 @@ pub use error::SqlError;
 pub(crate) use error::planner_words;
 pub use exists::decorrelate_subqueries;
 pub use hint_comments::RawHintBlock;
+pub(crate) use hint_comments::{hint_text, sql_tokens};
 pub use implicit_join::{TINY_ROWS, push_where_into_inner_joins, push_where_into_inner_joins_with};
 pub use join_condition::{
     EquiKey, JoinCondition, KeyCast, extract_join_keys, join_condition, split_join_condition,

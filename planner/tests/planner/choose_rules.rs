@@ -637,3 +637,22 @@ fn h15_estimate_of_a_join_subtree() {
     );
     assert_eq!(outer.build, None);
 }
+
+#[test]
+fn table_hint_errors_read_as_one_sentence() {
+    for (sql, says) in [
+        (
+            "SELECT * FROM t1 /*+ OPTIONS(a) */ JOIN t2 ON t1.id = t2.id",
+            "OPTIONS takes 'key' = 'value' pairs, e.g. `t /*+",
+        ),
+        (
+            "WITH w AS (SELECT * FROM t1) SELECT * FROM w /*+ OPTIONS('k'='v') */",
+            "(a view or a WITH query?): OPTIONS apply to tables only; write them inside the \
+             view or WITH query, after its table",
+        ),
+    ] {
+        let e = err(sql).to_string();
+        assert!(e.contains(says), "{sql}: {e}");
+        assert!(!e.contains("  "), "{sql}: a run of spaces in {e:?}");
+    }
+}

@@ -1,15 +1,14 @@
-//! `ExprJoinFilter` against a row-by-row oracle on random small inputs, and
-//! range-condition extraction.
+//! `ExprJoinFilter` against a row-by-row oracle on random small inputs.
 
 use std::sync::Arc;
 
 use arrow_array::{Int64Array, RecordBatch, StringArray, UInt32Array};
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use arrow_schema::{DataType, Field, Schema};
 use datafusion_common::DFSchema;
 use datafusion_expr::{Expr, col, lit, when};
 use proptest::prelude::*;
-use tenon_kernels::{CmpOp, JoinFilter, RangeCondition};
-use tenon_planner::expr::{ExprJoinFilter, QueryContext, split_range_conditions};
+use tenon_kernels::JoinFilter;
+use tenon_planner::expr::{ExprJoinFilter, QueryContext};
 
 type Row = (Option<i64>, Option<i64>, Option<String>);
 
@@ -216,71 +215,5 @@ fn filter_reads_only_referenced_columns() {
     assert_eq!(filter.expr().columns(), vec![0, 1]);
 }
 
-#[test]
-fn range_conditions_are_split_from_the_residual() {
-    let (_, _, combined) = schemas();
-    // l.k < r.w AND r.u >= l.v AND l.s = r.t
-    let pred = col("l.k")
-        .lt(col("r.w"))
-        .and(col("r.u").gt_eq(col("l.v")))
-        .and(col("l.s").eq(col("r.t")));
-    let split = split_range_conditions(&pred, &combined, 3);
-    assert_eq!(
-        split.ranges,
-        vec![
-            RangeCondition::new(0, CmpOp::Lt, 0),
-            RangeCondition::new(1, CmpOp::Le, 1)
-        ]
-    );
-    assert_eq!(split.residual, Some(col("l.s").eq(col("r.t"))));
-}
-
-#[test]
-fn between_with_columns_of_the_other_side_gives_two_conditions() {
-    let (_, _, combined) = schemas();
-    let split = split_range_conditions(&col("r.w").between(col("l.k"), col("l.v")), &combined, 3);
-    assert_eq!(
-        split.ranges,
-        vec![
-            RangeCondition::new(0, CmpOp::Le, 0),
-            RangeCondition::new(1, CmpOp::Ge, 0)
-        ]
-    );
-    assert_eq!(split.residual, None);
-}
-
-#[test]
-fn same_side_mixed_types_strings_and_expressions_stay_residual() {
-    let (_, _, combined) = schemas();
-    for pred in [
-        col("l.k").lt(col("l.v")),
-        col("l.s").lt(col("r.t")),
-        (col("l.k") + lit(1i64)).lt(col("r.w")),
-        col("l.k").not_between(col("r.w"), col("r.u")),
-        col("l.k").eq(col("r.w")),
-    ] {
-        let split = split_range_conditions(&pred, &combined, 3);
-        assert!(split.ranges.is_empty(), "{pred}");
-        assert_eq!(split.residual, Some(pred));
-    }
-    // Int32 against Int64 is not one type: left to the (coercing) filter
-    let l = Schema::new(vec![Field::new("a", DataType::Int32, true)]);
-    let r = Schema::new(vec![
-        Field::new("b", DataType::Int64, true),
-        Field::new("t1", DataType::Timestamp(TimeUnit::Second, None), true),
-    ]);
-    let combined = DFSchema::try_from_qualified_schema("l", &l)
-        .unwrap()
-        .join(&DFSchema::try_from_qualified_schema("r", &r).unwrap())
-        .unwrap();
-    let split = split_range_conditions(&col("l.a").lt(col("r.b")), &combined, 1);
-    assert!(split.ranges.is_empty());
-}
-
-#[test]
-fn between_with_one_qualifying_bound_keeps_the_other_in_the_residual() {
-    let (_, _, combined) = schemas();
-    let split = split_range_conditions(&col("l.k").between(col("r.w"), lit(3i64)), &combined, 3);
-    assert_eq!(split.ranges, vec![RangeCondition::new(0, CmpOp::Ge, 0)]);
-    assert_eq!(split.residual, Some(col("l.k").lt_eq(lit(3i64))));
-}
+// The range-condition tests moved with the one splitter the planner uses,
+// `split_ranges` (planner/src/exec/lower/ranges.rs, unit tests).

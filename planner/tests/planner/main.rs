@@ -3,6 +3,7 @@
 //! them was most of CI's build time.
 
 mod choose_explain;
+mod choose_lowering;
 mod choose_rules;
 mod exec_aggregate;
 mod exec_sort;

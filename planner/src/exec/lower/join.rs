@@ -1,121 +1,283 @@
-//! Lowering a join: keys bound to physical columns (computed keys appended
-//! by a projection), the predicate compiled over the pair layout, and the
-//! kernel configured from the chooser's decision.
+//! Lowering a join: the chooser's decision read from the join node, the
+//! condition compiled over the logical inputs, the inputs lowered with the
+//! columns the join needs, keys bound to physical columns (computed keys
+//! appended by a projection), the residual predicate compiled over the
+//! pair layout, and the kernel configured as the decision says.
+//!
+//! Nothing here decides: the strategy and build side are
+//! [`JoinChoice`]'s, and a join without a decision is an internal error.
 
 use std::sync::Arc;
 
 use arrow_schema::Field;
-use datafusion_common::NullEquality;
-use datafusion_expr::Expr;
+use datafusion_common::{DFSchema, NullEquality};
 use datafusion_expr::logical_plan::Join as LogicalJoin;
+use datafusion_expr::{BinaryExpr, Expr, Operator as DfOperator};
 
-use super::ranges::split_ranges;
+use super::ranges::{RangeSpec, split_ranges};
 use super::{Lowered, Lowering, bind, column_expr, schema_of, union};
-use crate::choose::{PlannedJoin, kernel_join_type};
+use crate::choose::JoinChoice;
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
 use crate::expr::{ExprJoinFilter, PhysicalExpr};
-use crate::hints::DecisionSource;
 use crate::kernels::{
-    HashJoin, HashJoinMode, Join, JoinKernel, JoinSide, JoinType, NestedLoopJoin, RangeCondition,
+    HashJoin, HashJoinMode, Join, JoinKernel, JoinType, NestedLoopJoin, RangeCondition,
     SortMergeJoin, Strategy,
 };
-use crate::sql::PlanPath;
+
+/// A SHUFFLE_MERGE or NEST_LOOP kernel builder with its range conditions
+/// (when there are any) and residual filter set, as a [`Join`].
+macro_rules! with_condition {
+    ($builder:expr, $ranges:expr, $filter:expr) => {{
+        let mut j = $builder;
+        if !$ranges.is_empty() {
+            j = j.ranges($ranges);
+        }
+        match $filter {
+            Some(f) => Join::from(j.filter(f)),
+            None => Join::from(j),
+        }
+    }};
+}
+
+/// Which input a logical output column of the join comes from.
+#[derive(Clone, Copy)]
+struct Sides {
+    /// Whether the output has the left input's columns (not a right
+    /// semi/anti join).
+    has_left: bool,
+    /// The left input's width.
+    left_width: usize,
+}
+
+impl Sides {
+    /// Logical output column `c` as (from the left input?, column of that
+    /// input).
+    fn of(self, c: usize) -> (bool, usize) {
+        if self.has_left && c < self.left_width {
+            (true, c)
+        } else {
+            (false, c - if self.has_left { self.left_width } else { 0 })
+        }
+    }
+
+    /// The columns of one input that the output columns `need` read, in
+    /// `need` order.
+    fn columns_of(self, need: &[usize], left: bool) -> impl Iterator<Item = usize> + '_ {
+        need.iter().filter_map(move |&c| match self.of(c) {
+            (l, i) if l == left => Some(i),
+            _ => None,
+        })
+    }
+}
+
+/// A join's condition compiled over its logical inputs.
+struct Condition {
+    /// The equi keys over the left input (none for NEST_LOOP, whose keys
+    /// join the predicate).
+    left_keys: Vec<PhysicalExpr>,
+    /// The equi keys over the right input.
+    right_keys: Vec<PhysicalExpr>,
+    /// The range conditions the kernel searches (NEST_LOOP, SHUFFLE_MERGE).
+    ranges: Vec<RangeSpec>,
+    /// The rest of the condition, over the pair of inputs (left columns
+    /// first).
+    residual: Option<PhysicalExpr>,
+}
+
+/// The physical form of a condition once both inputs are lowered.
+struct BoundCondition {
+    /// Each equi key as (left column, right column).
+    on: Vec<(usize, usize)>,
+    /// The range conditions over the inputs' columns.
+    ranges: Vec<RangeCondition>,
+    /// The residual predicate over the pair layout.
+    filter: Option<Arc<ExprJoinFilter>>,
+}
 
 impl Lowering<'_> {
-    pub(super) fn join(
-        &mut self,
-        join: &LogicalJoin,
-        path: &mut Vec<usize>,
-        need: &[usize],
-    ) -> Result<Lowered> {
-        let join_type =
-            kernel_join_type(join).map_err(|e| ExecError::Unsupported(e.to_string()))?;
-        let owned;
-        let decision: &PlannedJoin = match self.decisions.get(&PlanPath(path.clone())) {
-            Some(d) => d,
-            None => {
-                owned = self.unblocked_decision(join, join_type, path);
-                &owned
-            }
-        };
+    pub(super) fn join(&mut self, join: &LogicalJoin, need: &[usize]) -> Result<Lowered> {
+        let choice = self.choice_of(join)?;
         let (lschema, rschema) = (join.left.schema(), join.right.schema());
         let (lw, rw) = (lschema.fields().len(), rschema.fields().len());
-        let (has_left, _) = join_type.output_sides();
-        // Logical output column -> (left side?, column of that side).
-        let side_of = |c: usize| {
-            if has_left && c < lw {
-                (true, c)
-            } else {
-                (false, c - if has_left { lw } else { 0 })
-            }
+        let sides = Sides {
+            has_left: choice.join_type.output_sides().0,
+            left_width: lw,
         };
+        let condition = self.condition(join, &choice)?;
+        let (lneed, rneed) = condition.input_columns(need, sides);
+        let left = self.child(&join.left, &lneed)?;
+        let right = self.child(&join.right, &rneed)?;
+        let (lpos, rpos) = (left.positions(lw), right.positions(rw));
+        let (left_plan, right_plan, bound) = condition.bind(left.plan, right.plan, &lpos, &rpos)?;
+        let lproj = sides.columns_of(need, true).map(|i| lpos[i]).collect();
+        let rproj = sides.columns_of(need, false).map(|i| rpos[i]).collect();
         let null_equal = join.null_equality == NullEquality::NullEqualsNull;
-        let combined = lschema.join(rschema).map_err(|e| {
+        let kernel = self
+            .kernel(&choice, bound, null_equal)?
+            .projection(Some(lproj), Some(rproj));
+        let schema = kernel.output_schema(&left_plan.schema, &right_plan.schema)?;
+        Ok(Lowered {
+            plan: PhysicalPlan::new(
+                Operator::Join {
+                    left: Box::new(left_plan),
+                    right: Box::new(right_plan),
+                    join: kernel,
+                    decision: choice,
+                },
+                schema,
+            ),
+            cols: need.to_vec(),
+        })
+    }
+
+    /// The decision the chooser made for `join`, found by the number the
+    /// join node carries.
+    fn choice_of(&self, join: &LogicalJoin) -> Result<JoinChoice> {
+        self.plan
+            .decision_of(join)
+            .map(JoinChoice::from)
+            .ok_or_else(|| {
+                ExecError::Unsupported(
+                    "internal: a join of the plan has no decision (was the plan rewritten \
+                     after choosing?)"
+                        .into(),
+                )
+            })
+    }
+
+    /// Keys, range conditions and residual predicate, over the full
+    /// logical inputs.
+    fn condition(&self, join: &LogicalJoin, choice: &JoinChoice) -> Result<Condition> {
+        let (lschema, rschema) = (join.left.schema(), join.right.schema());
+        let combined: DFSchema = lschema.join(rschema).map_err(|e| {
             ExecError::Unsupported(format!("the join's inputs have clashing columns: {e}"))
         })?;
-
-        // Keys and predicate, over the full logical inputs.
-        let mut lkeys = Vec::with_capacity(join.on.len());
-        let mut rkeys = Vec::with_capacity(join.on.len());
+        let nested = choice.strategy == Strategy::NestLoop;
+        let mut left_keys = Vec::with_capacity(join.on.len());
+        let mut right_keys = Vec::with_capacity(join.on.len());
         for (l, r) in &join.on {
-            lkeys.push(PhysicalExpr::compile(l, lschema, self.ctx)?);
-            rkeys.push(PhysicalExpr::compile(r, rschema, self.ctx)?);
+            left_keys.push(PhysicalExpr::compile(l, lschema, self.ctx)?);
+            right_keys.push(PhysicalExpr::compile(r, rschema, self.ctx)?);
         }
-        let nested = decision.strategy == Strategy::NestLoop;
-        // NEST_LOOP has no keys: the equalities join the predicate.
-        let predicate_expr: Option<Expr> = if nested && !join.on.is_empty() {
-            let eqs = join.on.iter().map(|(l, r)| {
-                if null_equal {
-                    Expr::BinaryExpr(datafusion_expr::BinaryExpr::new(
-                        Box::new(l.clone()),
-                        datafusion_expr::Operator::IsNotDistinctFrom,
-                        Box::new(r.clone()),
-                    ))
-                } else {
-                    l.clone().eq(r.clone())
-                }
-            });
-            eqs.chain(join.filter.clone()).reduce(Expr::and)
-        } else {
-            join.filter.clone()
-        };
         // Range conditions (NEST_LOOP, SHUFFLE_MERGE) come out of the
         // predicate; the rest is the residual filter.
-        let use_ranges = matches!(
-            decision.strategy,
-            Strategy::NestLoop | Strategy::ShuffleMerge
-        ) && join_type != JoinType::LeftAntiNullAware;
-        let (range_specs, residual_expr) = match (&predicate_expr, use_ranges) {
+        let use_ranges = matches!(choice.strategy, Strategy::NestLoop | Strategy::ShuffleMerge)
+            && choice.join_type != JoinType::LeftAntiNullAware;
+        let predicate = predicate_expr(join, nested);
+        let (ranges, residual) = match (&predicate, use_ranges) {
             (Some(p), true) => split_ranges(p, lschema, rschema, self.ctx),
             (p, _) => (Vec::new(), p.clone()),
         };
-        let predicate = residual_expr
+        let residual = residual
             .as_ref()
             .map(|p| PhysicalExpr::compile(p, &combined, self.ctx))
             .transpose()?;
         if nested {
-            lkeys.clear();
-            rkeys.clear();
+            left_keys.clear();
+            right_keys.clear();
         }
+        Ok(Condition {
+            left_keys,
+            right_keys,
+            ranges,
+            residual,
+        })
+    }
 
-        // Columns each side must produce.
-        let mut lneed = Vec::new();
-        let mut rneed = Vec::new();
-        for &c in need {
-            match side_of(c) {
-                (true, i) => lneed.push(i),
-                (false, i) => rneed.push(i),
+    /// The kernel the decision names, configured with the bound condition.
+    fn kernel(&self, choice: &JoinChoice, bound: BoundCondition, null_equal: bool) -> Result<Join> {
+        let join_type = choice.join_type;
+        let batch_size = self.config.batch_size;
+        let threads = 0; // the executor's pool
+        let build_side = || {
+            choice.build_side.ok_or_else(|| {
+                ExecError::Unsupported(format!(
+                    "internal: a {} join without a build side",
+                    choice.strategy
+                ))
+            })
+        };
+        let BoundCondition { on, ranges, filter } = bound;
+        let kernel: Join = match choice.strategy {
+            Strategy::Broadcast | Strategy::ShuffleHash => {
+                let mode = if choice.strategy == Strategy::Broadcast {
+                    HashJoinMode::Broadcast
+                } else {
+                    HashJoinMode::Partitioned
+                };
+                let j = HashJoin::new(join_type, on)
+                    .mode(mode)
+                    .build_side(build_side()?)
+                    .null_equal(null_equal)
+                    .batch_size(batch_size)
+                    .threads(threads);
+                match filter {
+                    Some(f) => j.filter(f).into(),
+                    None => j.into(),
+                }
             }
+            Strategy::ShuffleMerge => with_condition!(
+                SortMergeJoin::new(join_type, on)
+                    .null_equal(null_equal)
+                    .batch_size(batch_size)
+                    .threads(threads),
+                ranges,
+                filter
+            ),
+            Strategy::NestLoop => with_condition!(
+                NestedLoopJoin::new(join_type)
+                    .build_side(build_side()?)
+                    .batch_size(batch_size)
+                    .threads(threads),
+                ranges,
+                filter
+            ),
+        };
+        Ok(kernel.memory(self.budget.clone()))
+    }
+}
+
+/// The predicate the kernel evaluates besides its keys: the join's filter,
+/// and for NEST_LOOP (which has no keys) the key equalities too.
+fn predicate_expr(join: &LogicalJoin, nested: bool) -> Option<Expr> {
+    if !nested || join.on.is_empty() {
+        return join.filter.clone();
+    }
+    let null_equal = join.null_equality == NullEquality::NullEqualsNull;
+    let eqs = join.on.iter().map(|(l, r)| {
+        if null_equal {
+            Expr::BinaryExpr(BinaryExpr::new(
+                Box::new(l.clone()),
+                DfOperator::IsNotDistinctFrom,
+                Box::new(r.clone()),
+            ))
+        } else {
+            l.clone().eq(r.clone())
         }
-        let (mut lneed, mut rneed) = (union(lneed, []), union(rneed, []));
-        for k in lkeys.iter().chain(range_specs.iter().map(|r| &r.left)) {
+    });
+    eqs.chain(join.filter.clone()).reduce(Expr::and)
+}
+
+impl Condition {
+    /// The columns each input must produce: those the output `need`s, and
+    /// those the keys, ranges and residual read.
+    fn input_columns(&self, need: &[usize], sides: Sides) -> (Vec<usize>, Vec<usize>) {
+        let mut lneed = union(sides.columns_of(need, true).collect(), []);
+        let mut rneed = union(sides.columns_of(need, false).collect(), []);
+        let ranges = &self.ranges;
+        for k in self.left_keys.iter().chain(ranges.iter().map(|r| &r.left)) {
             lneed = union(lneed, k.columns());
         }
-        for k in rkeys.iter().chain(range_specs.iter().map(|r| &r.right)) {
+        for k in self
+            .right_keys
+            .iter()
+            .chain(ranges.iter().map(|r| &r.right))
+        {
             rneed = union(rneed, k.columns());
         }
-        if let Some(p) = &predicate {
+        if let Some(p) = &self.residual {
+            let lw = sides.left_width;
             for c in p.columns() {
                 if c < lw {
                     lneed = union(lneed, [c]);
@@ -124,186 +286,75 @@ impl Lowering<'_> {
                 }
             }
         }
-        let left = self.child(&join.left, path, 0, &lneed)?;
-        let right = self.child(&join.right, path, 1, &rneed)?;
-        let (lpos, rpos) = (left.positions(lw), right.positions(rw));
+        (lneed, rneed)
+    }
 
-        // Key columns: plain columns are used in place; computed keys (casts)
-        // are appended to their side by a projection.
-        // Range sides are appended the same way.
-        let nkeys = lkeys.len();
-        lkeys.extend(range_specs.iter().map(|r| r.left.clone()));
-        rkeys.extend(range_specs.iter().map(|r| r.right.clone()));
-        let (left_plan, lidx) = with_keys(left.plan, &lkeys, &lpos);
-        let (right_plan, ridx) = with_keys(right.plan, &rkeys, &rpos);
-        let left_width = left_plan.schema.fields().len();
-        let on: Vec<(usize, usize)> = lidx[..nkeys]
+    /// Binds the condition to the lowered inputs, whose logical columns are
+    /// at `lpos` and `rpos`: plain key columns are used in place, computed
+    /// keys and range sides appended to their input by a projection, and
+    /// the residual remapped to the pair layout.
+    fn bind(
+        self,
+        left: PhysicalPlan,
+        right: PhysicalPlan,
+        lpos: &[usize],
+        rpos: &[usize],
+    ) -> Result<(PhysicalPlan, PhysicalPlan, BoundCondition)> {
+        let nkeys = self.left_keys.len();
+        let mut lkeys = self.left_keys;
+        let mut rkeys = self.right_keys;
+        lkeys.extend(self.ranges.iter().map(|r| r.left.clone()));
+        rkeys.extend(self.ranges.iter().map(|r| r.right.clone()));
+        let (left, lidx) = with_keys(left, &lkeys, lpos);
+        let (right, ridx) = with_keys(right, &rkeys, rpos);
+        let on = lidx[..nkeys]
             .iter()
             .copied()
             .zip(ridx[..nkeys].iter().copied())
             .collect();
-        let ranges: Vec<RangeCondition> = range_specs
+        let ranges = self
+            .ranges
             .iter()
             .enumerate()
             .map(|(i, r)| RangeCondition::new(lidx[nkeys + i], r.op, ridx[nkeys + i]))
             .collect();
-
-        // The predicate over the physical pair layout.
-        let map_pair = |c: usize| {
-            if c < lw {
-                lpos[c]
-            } else {
-                left_width + rpos[c - lw]
-            }
+        let filter = match &self.residual {
+            Some(residual) => Some(pair_filter(residual, &left, &right, lpos, rpos)?),
+            None => None,
         };
-        let mut filter = None;
-        if let Some(residual) = &predicate {
-            let bound = residual.remap_columns(&map_pair);
-            let fields: Vec<Field> = left_plan
-                .schema
-                .fields()
-                .iter()
-                .chain(right_plan.schema.fields().iter())
-                .map(|f| f.as_ref().clone())
-                .collect();
-            filter = Some(Arc::new(ExprJoinFilter::from_physical(
-                bound, &fields, left_width,
-            )?));
-        }
-
-        // Output: the needed columns of each side, in need order.
-        let lproj: Vec<usize> = need
-            .iter()
-            .filter_map(|&c| match side_of(c) {
-                (true, i) => Some(lpos[i]),
-                _ => None,
-            })
-            .collect();
-        let rproj: Vec<usize> = need
-            .iter()
-            .filter_map(|&c| match side_of(c) {
-                (false, i) => Some(rpos[i]),
-                _ => None,
-            })
-            .collect();
-        let threads = 0; // the executor's pool
-        let batch_size = self.config.batch_size;
-        let build_side = decision.build_side.unwrap_or(JoinSide::Right);
-        let mut kernel: Join = match decision.strategy {
-            Strategy::Broadcast | Strategy::ShuffleHash => {
-                let mode = if decision.strategy == Strategy::Broadcast {
-                    HashJoinMode::Broadcast
-                } else {
-                    HashJoinMode::Partitioned
-                };
-                let mut j = HashJoin::new(join_type, on)
-                    .mode(mode)
-                    .build_side(build_side)
-                    .null_equal(null_equal)
-                    .batch_size(batch_size)
-                    .threads(threads)
-                    .memory(self.budget.clone());
-                if let Some(f) = filter {
-                    j = j.filter(f);
-                }
-                j.into()
-            }
-            Strategy::ShuffleMerge => {
-                let mut j = SortMergeJoin::new(join_type, on)
-                    .null_equal(null_equal)
-                    .batch_size(batch_size)
-                    .threads(threads)
-                    .memory(self.budget.clone());
-                if !ranges.is_empty() {
-                    j = j.ranges(ranges);
-                }
-                if let Some(f) = filter {
-                    j = j.filter(f);
-                }
-                j.into()
-            }
-            Strategy::NestLoop => {
-                let mut j = NestedLoopJoin::new(join_type)
-                    .build_side(build_side)
-                    .batch_size(batch_size)
-                    .threads(threads)
-                    .memory(self.budget.clone());
-                if !ranges.is_empty() {
-                    j = j.ranges(ranges);
-                }
-                if let Some(f) = filter {
-                    j = j.filter(f);
-                }
-                j.into()
-            }
-        };
-        kernel = kernel.projection(Some(lproj), Some(rproj));
-        let schema = kernel.output_schema(&left_plan.schema, &right_plan.schema)?;
-        Ok(Lowered {
-            plan: PhysicalPlan::new(
-                Operator::Join {
-                    left: Box::new(left_plan),
-                    right: Box::new(right_plan),
-                    join: kernel,
-                    decision: Box::new(decision.clone()),
-                },
-                schema,
-            ),
-            cols: need.to_vec(),
-        })
+        let bound = BoundCondition { on, ranges, filter };
+        Ok((left, right, bound))
     }
 }
 
-impl Lowering<'_> {
-    /// The decision for a join that belongs to no query block: the joins
-    /// DataFusion makes of INTERSECT and EXCEPT. They take no hints; the
-    /// strategy is the first of SHUFFLE_HASH, BROADCAST, SHUFFLE_MERGE
-    /// that is not disabled (NEST_LOOP without keys or when all are).
-    fn unblocked_decision(
-        &self,
-        join: &LogicalJoin,
-        join_type: JoinType,
-        path: &[usize],
-    ) -> PlannedJoin {
-        let disabled = &self.config.disabled_strategies;
-        let strategy = if join.on.is_empty() {
-            Strategy::NestLoop
+/// The residual predicate (over the logical pair, left columns first) as a
+/// filter over the physical pair layout of `left` and `right`.
+fn pair_filter(
+    residual: &PhysicalExpr,
+    left: &PhysicalPlan,
+    right: &PhysicalPlan,
+    lpos: &[usize],
+    rpos: &[usize],
+) -> Result<Arc<ExprJoinFilter>> {
+    let (lw, left_width) = (lpos.len(), left.schema.fields().len());
+    let map_pair = |c: usize| {
+        if c < lw {
+            lpos[c]
         } else {
-            [
-                Strategy::ShuffleHash,
-                Strategy::Broadcast,
-                Strategy::ShuffleMerge,
-            ]
-            .into_iter()
-            .find(|s| !disabled.contains(s))
-            .unwrap_or(Strategy::NestLoop)
-        };
-        let op = match join.null_equality {
-            NullEquality::NullEqualsNothing => "=",
-            NullEquality::NullEqualsNull => "IS NOT DISTINCT FROM",
-        };
-        PlannedJoin {
-            block: usize::MAX,
-            path: PlanPath(path.to_vec()),
-            strategy,
-            join_type,
-            build_side: (strategy != Strategy::ShuffleMerge).then_some(JoinSide::Right),
-            build: None,
-            left: None,
-            right: None,
-            keys: join
-                .on
-                .iter()
-                .map(|(l, r)| format!("{l} {op} {r}"))
-                .collect(),
-            filter: join.filter.as_ref().map(ToString::to_string),
-            reason: format!(
-                "a set operation's join (INTERSECT / EXCEPT) takes no hints: {strategy}"
-            ),
-            source: DecisionSource::Default,
-            ignored_hints: Vec::new(),
+            left_width + rpos[c - lw]
         }
-    }
+    };
+    let bound = residual.remap_columns(&map_pair);
+    let fields: Vec<Field> = left
+        .schema
+        .fields()
+        .iter()
+        .chain(right.schema.fields().iter())
+        .map(|f| f.as_ref().clone())
+        .collect();
+    Ok(Arc::new(ExprJoinFilter::from_physical(
+        bound, &fields, left_width,
+    )?))
 }
 
 /// The physical column of each key on one side: plain columns where they

@@ -7,29 +7,31 @@
 //! ([`Lowered::cols`], possibly more than were needed), and parents bind
 //! their expressions to those positions.
 //!
-//! Joins are built from the chooser's decision for their [`PlanPath`]:
-//! strategy, build side, and for NEST_LOOP the key equalities folded into
-//! the predicate (with range conditions pulled out for the sorted fast
-//! path).
+//! Joins are built from the chooser's decision, which each join node
+//! carries (its decision number: [`JoinPlan::decision_of`]): strategy,
+//! build side, and for NEST_LOOP the key equalities folded into the
+//! predicate (with range conditions pulled out for the sorted fast path).
+//! Lowering decides nothing itself.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use datafusion_common::DFSchema;
 use datafusion_expr::LogicalPlan;
-use datafusion_expr::logical_plan::{Distinct, FetchType, Limit, SkipType, TableScan};
+use datafusion_expr::logical_plan::{
+    Distinct, FetchType, Filter, Limit, Projection, SkipType, Sort, TableScan, Union,
+};
 use datafusion_expr::type_coercion::binary::comparison_coercion;
 
-use crate::choose::{JoinPlan, PlannedJoin};
+use crate::choose::JoinPlan;
 use crate::config::Config;
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::source::Tables;
 use crate::exec::{ExecError, HashAggregate, Result, SortExec};
 use crate::expr::{PhysicalExpr, QueryContext};
 use crate::kernels::MemoryBudget;
-use crate::sql::{PlanPath, as_set_operation};
+use crate::sql::as_set_operation;
 
 mod join;
 mod ranges;
@@ -70,9 +72,8 @@ pub fn lower(
     config: &Config,
     ctx: &QueryContext,
 ) -> Result<PhysicalPlan> {
-    let decisions = plan.joins.iter().map(|j| (j.path.clone(), j)).collect();
     let mut lowering = Lowering {
-        decisions,
+        plan,
         tables,
         config,
         ctx,
@@ -83,7 +84,7 @@ pub fn lower(
     };
     let root = &plan.query.plan;
     let all: Vec<usize> = (0..root.schema().fields().len()).collect();
-    let lowered = lowering.lower(root, &mut Vec::new(), &all)?;
+    let lowered = lowering.lower(root, &all)?;
     // The result has exactly the query's columns, in order.
     let lowered = select(lowered, &all, root.schema())?;
     let mut plan = lowered.plan;
@@ -91,8 +92,10 @@ pub fn lower(
     Ok(plan)
 }
 
+/// One lowering of a chosen plan.
 struct Lowering<'a> {
-    decisions: HashMap<PlanPath, &'a PlannedJoin>,
+    /// The decisions, found from each join node ([`JoinPlan::decision_of`]).
+    plan: &'a JoinPlan,
     tables: &'a Tables,
     config: &'a Config,
     ctx: &'a QueryContext,
@@ -177,228 +180,44 @@ fn column_expr(schema: &SchemaRef, i: usize, name: &str) -> PhysicalExpr {
 }
 
 impl Lowering<'_> {
-    fn lower(
-        &mut self,
-        plan: &LogicalPlan,
-        path: &mut Vec<usize>,
-        need: &[usize],
-    ) -> Result<Lowered> {
+    /// Lowers one logical node, producing at least the columns `need`.
+    fn lower(&mut self, plan: &LogicalPlan, need: &[usize]) -> Result<Lowered> {
         match plan {
             LogicalPlan::TableScan(scan) => self.scan(scan, need),
             LogicalPlan::SubqueryAlias(alias) => {
-                let mut lowered = self.child(&alias.input, path, 0, need)?;
+                let mut lowered = self.child(&alias.input, need)?;
                 name_scan(&mut lowered.plan, &alias.alias.to_string());
                 Ok(lowered)
             }
-            LogicalPlan::Filter(filter) => {
-                let input_schema = filter.input.schema();
-                let predicate = PhysicalExpr::compile(&filter.predicate, input_schema, self.ctx)?;
-                let child_need = union(need.to_vec(), predicate.columns());
-                let child = self.child(&filter.input, path, 0, &child_need)?;
-                let pos = child.positions(input_schema.fields().len());
-                let predicate = bind(&predicate, &pos);
-                let keep: Vec<usize> = need.iter().map(|&c| pos[c]).collect();
-                let fields = keep
-                    .iter()
-                    .map(|&i| child.plan.schema.field(i).clone())
-                    .collect();
-                Ok(Lowered {
-                    plan: PhysicalPlan::new(
-                        Operator::Filter {
-                            input: Box::new(child.plan),
-                            predicate,
-                            keep,
-                        },
-                        schema_of(fields),
-                    ),
-                    cols: need.to_vec(),
-                })
-            }
-            LogicalPlan::Projection(projection) => {
-                let input_schema = projection.input.schema();
-                // one index of the input's columns for all the expressions,
-                // one sort of the columns they read: linear in a wide list
-                let exprs = PhysicalExpr::compile_each(
-                    need.iter().map(|&c| &projection.expr[c]),
-                    input_schema,
-                    self.ctx,
-                )?;
-                let child_need = union(Vec::new(), exprs.iter().flat_map(|e| e.columns()));
-                let child = self.child(&projection.input, path, 0, &child_need)?;
-                let pos = child.positions(input_schema.fields().len());
-                let exprs: Vec<PhysicalExpr> = exprs.iter().map(|e| bind(e, &pos)).collect();
-                let fields = need
-                    .iter()
-                    .zip(&exprs)
-                    .map(|(&c, e)| {
-                        let name = projection.schema.field(c).name();
-                        match e.as_column() {
-                            Some(i) => child.plan.schema.field(i).clone().with_name(name),
-                            None => Field::new(name, e.data_type().clone(), true),
-                        }
-                    })
-                    .collect();
-                Ok(Lowered {
-                    plan: PhysicalPlan::new(
-                        Operator::Project {
-                            input: Box::new(child.plan),
-                            exprs,
-                        },
-                        schema_of(fields),
-                    ),
-                    cols: need.to_vec(),
-                })
-            }
-            LogicalPlan::Join(join) => self.join(join, path, need),
+            LogicalPlan::Filter(filter) => self.filter(filter, need),
+            LogicalPlan::Projection(projection) => self.projection(projection, need),
+            LogicalPlan::Join(join) => self.join(join, need),
             LogicalPlan::Aggregate(agg) => {
                 let mut aggregate = HashAggregate::try_new(agg, self.ctx)?;
-                let input_schema = agg.input.schema();
-                let child = self.child(&agg.input, path, 0, &aggregate.columns())?;
-                let pos = child.positions(input_schema.fields().len());
+                let child = self.child(&agg.input, &aggregate.columns())?;
+                let pos = child.positions(agg.input.schema().fields().len());
                 aggregate.remap_columns(&|i| pos[i]);
-                let schema = aggregate.schema().clone();
-                Ok(Lowered {
-                    plan: PhysicalPlan::new(
-                        Operator::Aggregate {
-                            input: Box::new(child.plan),
-                            aggregate: Box::new(aggregate),
-                        },
-                        schema,
-                    ),
-                    cols: (0..agg.schema.fields().len()).collect(),
-                })
+                Ok(aggregated(
+                    child,
+                    aggregate,
+                    (0..agg.schema.fields().len()).collect(),
+                ))
             }
             LogicalPlan::Distinct(Distinct::All(input)) => {
                 let mut aggregate = HashAggregate::distinct(input.schema())?;
                 let all: Vec<usize> = (0..input.schema().fields().len()).collect();
-                let child = self.child(input, path, 0, &all)?;
+                let child = self.child(input, &all)?;
                 let child = select(child, &all, input.schema())?;
                 aggregate.remap_columns(&|i| i);
-                let schema = aggregate.schema().clone();
-                Ok(Lowered {
-                    plan: PhysicalPlan::new(
-                        Operator::Aggregate {
-                            input: Box::new(child.plan),
-                            aggregate: Box::new(aggregate),
-                        },
-                        schema,
-                    ),
-                    cols: all,
-                })
+                Ok(aggregated(child, aggregate, all))
             }
-            LogicalPlan::Sort(sort) => {
-                let input_schema = sort.input.schema();
-                let mut exec = SortExec::try_new(&sort.expr, input_schema, sort.fetch, self.ctx)?;
-                let child_need = union(need.to_vec(), exec.columns());
-                let child = self.child(&sort.input, path, 0, &child_need)?;
-                let pos = child.positions(input_schema.fields().len());
-                exec.remap_columns(&|i| pos[i]);
-                let schema = child.plan.schema.clone();
-                Ok(Lowered {
-                    plan: PhysicalPlan::new(
-                        Operator::Sort {
-                            input: Box::new(child.plan),
-                            sort: Box::new(exec),
-                        },
-                        schema,
-                    ),
-                    cols: child.cols,
-                })
-            }
-            LogicalPlan::Limit(limit) => {
-                let (skip, fetch) = limit_bounds(limit)?;
-                // LIMIT over ORDER BY: the sort keeps only the top rows.
-                let input = match (&*limit.input, fetch) {
-                    (LogicalPlan::Sort(sort), Some(n)) if sort.fetch.is_none() => {
-                        let mut sort = sort.clone();
-                        sort.fetch = Some(skip.saturating_add(n));
-                        LogicalPlan::Sort(sort)
-                    }
-                    (input, _) => input.clone(),
-                };
-                let child = self.child(&input, path, 0, need)?;
-                let schema = child.plan.schema.clone();
-                Ok(Lowered {
-                    plan: PhysicalPlan::new(
-                        Operator::Limit {
-                            input: Box::new(child.plan),
-                            skip,
-                            fetch,
-                        },
-                        schema,
-                    ),
-                    cols: child.cols,
-                })
-            }
-            LogicalPlan::Union(u) => {
-                let mut inputs = Vec::with_capacity(u.inputs.len());
-                for (i, input) in u.inputs.iter().enumerate() {
-                    let child = self.child(input, path, i, need)?;
-                    let child = select(child, need, input.schema())?;
-                    inputs.push(child.plan);
-                }
-                // The branches' columns meet at one type (a string literal
-                // or Utf8 column with a Utf8View one, Int32 with Int64, ...),
-                // as they would in a comparison; each branch is cast to it.
-                let mut types: Vec<DataType> = inputs[0]
-                    .schema
-                    .fields()
-                    .iter()
-                    .map(|f| f.data_type().clone())
-                    .collect();
-                for (j, &c) in need.iter().enumerate() {
-                    for other in &inputs[1..] {
-                        let b = other.schema.field(j).data_type();
-                        if &types[j] == b {
-                            continue;
-                        }
-                        types[j] = comparison_coercion(&types[j], b).ok_or_else(|| {
-                            ExecError::Unsupported(format!(
-                                "UNION branches give column `{}` types that do not meet \
-                                 ({} and {}): cast them to one type in every branch",
-                                u.schema.field(c).name(),
-                                types[j],
-                                b
-                            ))
-                        })?;
-                    }
-                }
-                let inputs = inputs
-                    .into_iter()
-                    .map(|input| cast_columns(input, &types))
-                    .collect::<Result<Vec<_>>>()?;
-                let fields = need
-                    .iter()
-                    .zip(&types)
-                    .map(|(&c, t)| Field::new(u.schema.field(c).name(), t.clone(), true))
-                    .collect();
-                Ok(Lowered {
-                    plan: PhysicalPlan::new(Operator::Union { inputs }, schema_of(fields)),
-                    cols: need.to_vec(),
-                })
-            }
-            LogicalPlan::EmptyRelation(empty) => {
-                let rows = usize::from(empty.produce_one_row);
-                let schema = Arc::new(Schema::empty());
-                let batch = RecordBatch::try_new_with_options(
-                    schema.clone(),
-                    vec![],
-                    &RecordBatchOptions::new().with_row_count(Some(rows)),
-                )
-                .map_err(|e| ExecError::arrow("an empty relation", e))?;
-                Ok(Lowered {
-                    plan: PhysicalPlan::new(
-                        Operator::Values {
-                            batches: vec![batch],
-                        },
-                        schema,
-                    ),
-                    cols: vec![],
-                })
-            }
+            LogicalPlan::Sort(sort) => self.sort(sort, need),
+            LogicalPlan::Limit(limit) => self.limit(limit, need),
+            LogicalPlan::Union(u) => self.union(u, need),
+            LogicalPlan::EmptyRelation(empty) => empty_relation(empty.produce_one_row),
             LogicalPlan::Values(values) => self.values(values),
             LogicalPlan::Extension(_) if as_set_operation(plan).is_some() => {
-                self.set_operation(plan, path)
+                self.set_operation(plan)
             }
             other => Err(ExecError::Unsupported(format!(
                 "{} in a query plan: tenon runs scans, filters, projections, joins, \
@@ -408,18 +227,153 @@ impl Lowering<'_> {
         }
     }
 
+    /// Rows for which the predicate holds, then the `need`ed columns.
+    fn filter(&mut self, filter: &Filter, need: &[usize]) -> Result<Lowered> {
+        let input_schema = filter.input.schema();
+        let predicate = PhysicalExpr::compile(&filter.predicate, input_schema, self.ctx)?;
+        let child_need = union(need.to_vec(), predicate.columns());
+        let child = self.child(&filter.input, &child_need)?;
+        let pos = child.positions(input_schema.fields().len());
+        let predicate = bind(&predicate, &pos);
+        let keep: Vec<usize> = need.iter().map(|&c| pos[c]).collect();
+        let fields = keep
+            .iter()
+            .map(|&i| child.plan.schema.field(i).clone())
+            .collect();
+        Ok(Lowered {
+            plan: PhysicalPlan::new(
+                Operator::Filter {
+                    input: Box::new(child.plan),
+                    predicate,
+                    keep,
+                },
+                schema_of(fields),
+            ),
+            cols: need.to_vec(),
+        })
+    }
+
+    /// The `need`ed expressions of a projection.
+    fn projection(&mut self, projection: &Projection, need: &[usize]) -> Result<Lowered> {
+        let input_schema = projection.input.schema();
+        // one index of the input's columns for all the expressions,
+        // one sort of the columns they read: linear in a wide list
+        let exprs = PhysicalExpr::compile_each(
+            need.iter().map(|&c| &projection.expr[c]),
+            input_schema,
+            self.ctx,
+        )?;
+        let child_need = union(Vec::new(), exprs.iter().flat_map(|e| e.columns()));
+        let child = self.child(&projection.input, &child_need)?;
+        let pos = child.positions(input_schema.fields().len());
+        let exprs: Vec<PhysicalExpr> = exprs.iter().map(|e| bind(e, &pos)).collect();
+        let fields = need
+            .iter()
+            .zip(&exprs)
+            .map(|(&c, e)| {
+                let name = projection.schema.field(c).name();
+                match e.as_column() {
+                    Some(i) => child.plan.schema.field(i).clone().with_name(name),
+                    None => Field::new(name, e.data_type().clone(), true),
+                }
+            })
+            .collect();
+        Ok(Lowered {
+            plan: PhysicalPlan::new(
+                Operator::Project {
+                    input: Box::new(child.plan),
+                    exprs,
+                },
+                schema_of(fields),
+            ),
+            cols: need.to_vec(),
+        })
+    }
+
+    /// ORDER BY (with its fetch, if any).
+    fn sort(&mut self, sort: &Sort, need: &[usize]) -> Result<Lowered> {
+        let input_schema = sort.input.schema();
+        let mut exec = SortExec::try_new(&sort.expr, input_schema, sort.fetch, self.ctx)?;
+        let child_need = union(need.to_vec(), exec.columns());
+        let child = self.child(&sort.input, &child_need)?;
+        let pos = child.positions(input_schema.fields().len());
+        exec.remap_columns(&|i| pos[i]);
+        let schema = child.plan.schema.clone();
+        Ok(Lowered {
+            plan: PhysicalPlan::new(
+                Operator::Sort {
+                    input: Box::new(child.plan),
+                    sort: Box::new(exec),
+                },
+                schema,
+            ),
+            cols: child.cols,
+        })
+    }
+
+    /// OFFSET / LIMIT; over ORDER BY, the sort keeps only the top rows.
+    fn limit(&mut self, limit: &Limit, need: &[usize]) -> Result<Lowered> {
+        let (skip, fetch) = limit_bounds(limit)?;
+        let input = match (&*limit.input, fetch) {
+            (LogicalPlan::Sort(sort), Some(n)) if sort.fetch.is_none() => {
+                let mut sort = sort.clone();
+                sort.fetch = Some(skip.saturating_add(n));
+                LogicalPlan::Sort(sort)
+            }
+            (input, _) => input.clone(),
+        };
+        let child = self.child(&input, need)?;
+        let schema = child.plan.schema.clone();
+        Ok(Lowered {
+            plan: PhysicalPlan::new(
+                Operator::Limit {
+                    input: Box::new(child.plan),
+                    skip,
+                    fetch,
+                },
+                schema,
+            ),
+            cols: child.cols,
+        })
+    }
+
+    /// UNION ALL: every branch with the `need`ed columns, cast to the type
+    /// the branches' columns meet at.
+    fn union(&mut self, u: &Union, need: &[usize]) -> Result<Lowered> {
+        let mut inputs = Vec::with_capacity(u.inputs.len());
+        for input in &u.inputs {
+            let child = self.child(input, need)?;
+            let child = select(child, need, input.schema())?;
+            inputs.push(child.plan);
+        }
+        let types = union_types(u, &inputs, need)?;
+        let inputs = inputs
+            .into_iter()
+            .map(|input| cast_columns(input, &types))
+            .collect::<Result<Vec<_>>>()?;
+        let fields = need
+            .iter()
+            .zip(&types)
+            .map(|(&c, t)| Field::new(u.schema.field(c).name(), t.clone(), true))
+            .collect();
+        Ok(Lowered {
+            plan: PhysicalPlan::new(Operator::Union { inputs }, schema_of(fields)),
+            cols: need.to_vec(),
+        })
+    }
+
     /// `INTERSECT ALL` / `EXCEPT ALL`: both inputs with all their columns
     /// (every column takes part in the comparison).
-    fn set_operation(&mut self, plan: &LogicalPlan, path: &mut Vec<usize>) -> Result<Lowered> {
+    fn set_operation(&mut self, plan: &LogicalPlan) -> Result<Lowered> {
         let Some(set_op) = as_set_operation(plan) else {
             return Err(ExecError::Unsupported(
                 "internal: not a set operation".into(),
             ));
         };
         let all: Vec<usize> = (0..plan.schema().fields().len()).collect();
-        let left = self.child(&set_op.left, path, 0, &all)?;
+        let left = self.child(&set_op.left, &all)?;
         let left = select(left, &all, set_op.left.schema())?;
-        let right = self.child(&set_op.right, path, 1, &all)?;
+        let right = self.child(&set_op.right, &all)?;
         let right = select(right, &all, set_op.right.schema())?;
         let fields = all
             .iter()
@@ -452,17 +406,10 @@ impl Lowering<'_> {
         })
     }
 
-    fn child(
-        &mut self,
-        plan: &LogicalPlan,
-        path: &mut Vec<usize>,
-        index: usize,
-        need: &[usize],
-    ) -> Result<Lowered> {
-        path.push(index);
-        let out = self.lower(plan, path, need);
-        path.pop();
-        let out = out?;
+    /// Lowers an input of the node being lowered, its columns cast to the
+    /// types of its logical schema.
+    fn child(&mut self, plan: &LogicalPlan, need: &[usize]) -> Result<Lowered> {
+        let out = self.lower(plan, need)?;
         // The operator above compiles its expressions against this child's
         // logical schema. Where the lowered child produces another type
         // (DataFusion types a CASE by its first THEN while tenon coerces
@@ -574,16 +521,80 @@ impl Lowering<'_> {
             &RecordBatchOptions::new().with_row_count(Some(values.values.len())),
         )
         .map_err(|e| ExecError::arrow("VALUES", e))?;
-        Ok(Lowered {
-            plan: PhysicalPlan::new(
-                Operator::Values {
-                    batches: vec![batch],
-                },
-                schema,
-            ),
-            cols: (0..width).collect(),
-        })
+        Ok(literal_rows(batch, (0..width).collect()))
     }
+}
+
+/// A node producing `batch`, the logical columns `cols`.
+fn literal_rows(batch: RecordBatch, cols: Vec<usize>) -> Lowered {
+    let schema = batch.schema();
+    Lowered {
+        plan: PhysicalPlan::new(
+            Operator::Values {
+                batches: vec![batch],
+            },
+            schema,
+        ),
+        cols,
+    }
+}
+
+/// An aggregation of `child` (GROUP BY or DISTINCT) producing the logical
+/// columns `cols`.
+fn aggregated(child: Lowered, aggregate: HashAggregate, cols: Vec<usize>) -> Lowered {
+    let schema = aggregate.schema().clone();
+    Lowered {
+        plan: PhysicalPlan::new(
+            Operator::Aggregate {
+                input: Box::new(child.plan),
+                aggregate: Box::new(aggregate),
+            },
+            schema,
+        ),
+        cols,
+    }
+}
+
+/// An empty relation: no columns, and one row (`SELECT 1`) or none.
+fn empty_relation(produce_one_row: bool) -> Result<Lowered> {
+    let rows = usize::from(produce_one_row);
+    let batch = RecordBatch::try_new_with_options(
+        Arc::new(Schema::empty()),
+        vec![],
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
+    .map_err(|e| ExecError::arrow("an empty relation", e))?;
+    Ok(literal_rows(batch, vec![]))
+}
+
+/// The type each `need`ed column of a UNION's lowered branches `inputs`
+/// meets at (a string literal or Utf8 column with a Utf8View one, Int32
+/// with Int64, ...), as they would in a comparison.
+fn union_types(u: &Union, inputs: &[PhysicalPlan], need: &[usize]) -> Result<Vec<DataType>> {
+    let mut types: Vec<DataType> = inputs[0]
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.data_type().clone())
+        .collect();
+    for (j, &c) in need.iter().enumerate() {
+        for other in &inputs[1..] {
+            let b = other.schema.field(j).data_type();
+            if &types[j] == b {
+                continue;
+            }
+            types[j] = comparison_coercion(&types[j], b).ok_or_else(|| {
+                ExecError::Unsupported(format!(
+                    "UNION branches give column `{}` types that do not meet \
+                     ({} and {}): cast them to one type in every branch",
+                    u.schema.field(c).name(),
+                    types[j],
+                    b
+                ))
+            })?;
+        }
+    }
+    Ok(types)
 }
 
 /// Gives the scan under an alias (and under the filters pushed down to
