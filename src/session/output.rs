@@ -10,7 +10,7 @@ use arrow_schema::{Schema, SchemaRef};
 use tenon_planner::choose::{JoinPlan, PlannedJoin};
 use tenon_planner::exec::PhysicalPlan;
 
-use crate::error::Error;
+use crate::error::{Cause, Error};
 
 /// A query's complete result.
 #[derive(Debug, Clone)]
@@ -81,9 +81,9 @@ impl Iterator for QueryStream {
                 if let Some(h) = self.handle.take()
                     && h.join().is_err()
                 {
-                    return Some(Err(Error::Execution(
-                        "internal: the query thread panicked".into(),
-                    )));
+                    return Some(Err(Error::Execution(Cause::from(
+                        "internal: the query thread panicked",
+                    ))));
                 }
                 None
             }
