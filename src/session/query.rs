@@ -23,6 +23,12 @@ use crate::error::{Cause, Error};
 /// A DDL statement given to [`Session::sql`](super::Session::sql) runs
 /// there and gives a query of no columns and no rows, without a plan.
 ///
+/// Each run reads lazily read files as they are then, and evaluates
+/// `NOW()` as it was when the query was planned. Runs of one query (or of
+/// its clones) at the same time share its memory budget and its
+/// EXPLAIN ANALYZE counters: run them one after another for figures of one
+/// run.
+///
 /// # Examples
 ///
 /// ```
