@@ -57,7 +57,8 @@ pub enum Error {
         line: u64,
         /// Its first line.
         text: String,
-        /// Its error.
+        /// Its error (also [`std::error::Error::source`], which gives this
+        /// `Box<Error>`).
         source: Box<Error>,
     },
     /// A file could not be read or written.

@@ -20,8 +20,8 @@
 //! * [`io`]: reading and writing Arrow data as Parquet, CSV, JSON and Arrow
 //!   IPC; [`kernels`]: the join kernels themselves (hash, sort-merge,
 //!   nested loop); [`planner`]: the SQL planner; [`datasets`], [`suite`],
-//!   [`bench`] and [`measure`]: the synthetic workloads and the benchmark
-//!   report behind `tenon bench`.
+//!   [`bench`](mod@bench) and [`measure`]: the synthetic workloads and the
+//!   benchmark report behind `tenon bench`.
 //!
 //! The `tenon` command line is the `cli` feature (on by default); build
 //! with `default-features = false` for the library alone (no clap,
