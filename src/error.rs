@@ -74,7 +74,7 @@ pub enum Error {
 }
 
 impl Error {
-    /// The command line's exit code for this error (CLI.md): 2 for bad
+    /// The command line's exit code for this error (docs/cli.md): 2 for bad
     /// input (SQL, hints, settings, table options, DDL, input files), 3 for
     /// execution failures (memory limit, runtime errors, writing the
     /// output); a script statement's error has its cause's code.

@@ -1,5 +1,5 @@
 //! `tenon query`: run one SQL query with join hints, or a script of
-//! statements (`-f/--file`), CLI.md.
+//! statements (`-f/--file`), docs/cli.md.
 
 use std::path::{Path, PathBuf};
 

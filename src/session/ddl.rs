@@ -70,7 +70,7 @@ impl Session {
     ///   AS query`: the body is planned once to check it (unknown tables,
     ///   hints, OPTIONS, views that would refer to each other in a cycle),
     ///   then kept as text and planned wherever `v` is used, as its own
-    ///   query block (HINTS.md H30, H31);
+    ///   query block (docs/hints.md H30, H31);
     /// - `DROP [TEMPORARY] VIEW [IF EXISTS] v [, ...]`;
     /// - `CREATE [OR REPLACE] [TEMPORARY] TABLE [IF NOT EXISTS] t (col TYPE
     ///   [NOT NULL], ...) WITH ('connector' = 'filesystem', 'path' = '...',

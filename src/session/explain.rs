@@ -12,7 +12,7 @@ use super::output::Explain;
 /// A query's plan: each join's decision and the operator tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PlanReport {
-    /// Every join, in CLI.md's order (innermost first, in FROM order).
+    /// Every join, in docs/cli.md's order (innermost first, in FROM order).
     pub joins: Vec<JoinReport>,
     /// The operator tree, one operator per line (with each operator's
     /// figures after EXPLAIN ANALYZE).

@@ -102,7 +102,7 @@ impl std::fmt::Debug for QueryStream {
 /// A query's plan: every join's decision and the physical operator tree.
 #[derive(Debug, Clone)]
 pub struct Explain {
-    /// Every join, in CLI.md's order, with strategy, build side and reason.
+    /// Every join, in docs/cli.md's order, with strategy, build side and reason.
     pub joins: Vec<PlannedJoin>,
     json: String,
     joins_text: String,
@@ -134,7 +134,7 @@ impl Explain {
         s
     }
 
-    /// For machines: CLI.md's `{"joins": [...]}` object.
+    /// For machines: docs/cli.md's `{"joins": [...]}` object.
     pub fn to_json(&self) -> String {
         self.json.clone()
     }

@@ -2,7 +2,7 @@
 //! files, read while the query's scans run (a [`TableSource`] the planner's
 //! scan calls with the columns it uses and its filter, see
 //! [`stream_table`]), or, for tables held in memory, once and kept; and
-//! the scans that read a table with their own options (HINTS.md H40).
+//! the scans that read a table with their own options (docs/hints.md H40).
 //!
 //! # Per-scan options
 //!
