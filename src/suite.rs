@@ -11,11 +11,11 @@
 //! The probe side is the left input and the build side the right one; the
 //! hash joins build the right side and test the band as a filter over the
 //! equi-join's candidate pairs; the sort-merge join takes the band as range
-//! conditions, searched within each run of equal keys. The nested loop has no equi-keys: it
-//! gets `k = k` as the range conditions `k <= k AND k >= k` (its sorted
-//! fast path then finds the equal keys by binary search). `build.t - 10`
-//! and `build.t + 10` are computed into two extra build columns before the
-//! timing, as a planner would.
+//! conditions, searched within each run of equal keys. The nested loop
+//! has no equi-keys: it gets `k = k` as the range conditions `k <= k AND
+//! k >= k` (its sorted fast path then finds the equal keys by binary
+//! search). `build.t - 10` and `build.t + 10` are computed into two extra
+//! build columns before the timing, as a planner would.
 
 use std::sync::Arc;
 

@@ -13,9 +13,8 @@
 //! # Cost
 //!
 //! Every table's comment column draws from tpchgen's text pool: 300 MiB of
-//! generated text, built once per process on first use (about 1.2 s in a
-//! release build and several seconds in a debug one), even for the tiniest
-//! scale. Call [`tpch_tables_cached`] rather than [`tpch_tables`] wherever
+//! generated text, built once per process on first use (about a second in
+//! a release build, several in a debug one), even for the tiniest scale. Call [`tpch_tables_cached`] rather than [`tpch_tables`] wherever
 //! the same scale may be asked for twice (tests above all): it generates each
 //! scale once per process. The pool itself stays in memory until the process
 //! ends.

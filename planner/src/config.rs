@@ -31,8 +31,8 @@ pub enum ConfigError {
 }
 
 /// The most worker threads a [`Config`] accepts. A pool far larger than
-/// the machine's cores only adds switching (100,000 threads for a count
-/// over 25 rows ran for minutes on 2 cores); 1024 is more than any machine
+/// the machine's cores only adds switching, and starting tens of thousands
+/// of threads takes longer than most queries; 1024 is more than any machine
 /// tenon runs on has cores, and few enough to start at once.
 pub const MAX_THREADS: usize = 1024;
 
@@ -63,13 +63,15 @@ pub struct Config {
     /// Rows per batch, from 1 to [`MAX_BATCH_SIZE`].
     pub batch_size: usize,
     /// A join input estimated at or below this many bytes may be broadcast
-    /// by the default choice (HINTS.md H15).
+    /// by the default choice (docs/hints.md H15).
     pub broadcast_threshold: u64,
     /// Lenient or strict hints.
     pub hint_mode: HintMode,
     /// Strategies neither hints nor the default choice may use (H16).
     pub disabled_strategies: Vec<Strategy>,
-    /// Memory limit in bytes for the join kernels; `None`: unlimited.
+    /// Memory limit in bytes for the data a query holds (batches read from
+    /// files, join inputs and tables, GROUP BY groups, sort buffers, ...);
+    /// `None`: unlimited.
     pub memory_limit: Option<u64>,
 }
 

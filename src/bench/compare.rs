@@ -13,8 +13,8 @@
 //! runs; when both runs counted its instructions (`--measure
 //! instructions`), the instruction counts instead, which repeat to within
 //! about 0.01% for the same code and data (their spread is taken as 0:
-//! only the threshold applies, so keep it at 1% or more). A workload or strategy in only one of them is listed, not
-//! judged.
+//! only the threshold applies, so keep it at 1% or more). A workload or
+//! strategy in only one of them is listed, not judged.
 
 use super::report::BenchReport;
 

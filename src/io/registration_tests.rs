@@ -22,7 +22,8 @@ fn a_table_directory_with_subdirectories_says_so() {
     }
 }
 
-/// Duplicate column names in a file were found only by the first query.
+/// Duplicate column names in a file (ignoring case) are an error when the
+/// table is registered, naming both, not at the first query.
 #[test]
 fn duplicate_column_names_are_reported_when_the_table_is_registered() {
     let dir = TestDir::new();
@@ -36,8 +37,8 @@ fn duplicate_column_names_are_reported_when_the_table_is_registered() {
     );
 }
 
-/// A Parquet file replaced while it was being read gave the decoder's
-/// `Unexpected struct field type 14`; the error now says the file changed.
+/// A Parquet file replaced while it is being read is an error that says
+/// the file changed, not the decoder's `Unexpected struct field type 14`.
 #[test]
 fn a_parquet_file_replaced_while_read_says_that_it_changed() {
     use crate::io::FileStamp;

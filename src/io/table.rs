@@ -3,8 +3,8 @@
 //! [`MAX_TABLE_CELL_CHARS`] cut short.
 //!
 //! The pretty printer lays out every character of every cell (line
-//! splitting, display widths, padding): a 10 MB cell took 10.7 s. A table
-//! is for reading on a terminal, so a cell that long is shown as its first
+//! splitting, display widths, padding), which takes seconds for a cell of
+//! megabytes. A table is for reading on a terminal, so a cell that long is shown as its first
 //! [`MAX_TABLE_CELL_CHARS`] characters and `…`, and a note after the table
 //! says how many were cut; CSV, JSON and the binary formats keep every value
 //! whole. Finding the long cells costs one pass over the values that can be

@@ -1,4 +1,4 @@
-//! `tenon query` as a user runs it (`../shared/spec/CLI.md`): built-in
+//! `tenon query` as a user runs it (`docs/cli.md`): built-in
 //! TPC-H tables, output formats, `--output` (complete or absent),
 //! `--table`, `--set`, `--explain --format json`, `--analyze`, `--timing`,
 //! exit codes and `error:` lines, and never a panic.
@@ -98,7 +98,7 @@ fn builtin_tpch_broadcast_join_counts_customers() {
 }
 
 /// The task's example names the table `nation` although the query gives it
-/// the alias `n`: HINTS.md H32 makes that an error that suggests the alias
+/// the alias `n`: docs/hints.md H32 makes that an error that suggests the alias
 /// (Flink's MULTI_JOIN/STATE_TTL rule), and tenon follows H32.
 #[test]
 fn builtin_tpch_hint_naming_an_aliased_table_suggests_the_alias() {
@@ -669,7 +669,7 @@ fn batch_size_zero_is_a_usage_error() {
     assert!(err.contains("--batch-size"), "{err}");
 }
 
-/// Parse errors of the command line itself follow CLI.md too: exit 2,
+/// Parse errors of the command line itself follow docs/cli.md too: exit 2,
 /// and stderr made of `error: ...` lines (clap adds a blank line and
 /// "For more information, try '--help'.").
 #[test]
@@ -764,7 +764,7 @@ fn analyze_and_timing_together_and_to_a_file() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// CLI.md: `-f/--file FILE` with several statements separated by `;`
+/// docs/cli.md: `-f/--file FILE` with several statements separated by `;`
 /// (CREATE VIEW ..., then queries; the last query's result is printed).
 #[test]
 fn file_with_several_statements() {

@@ -1,4 +1,4 @@
-//! `tenon query -f/--file FILE` (CLI.md): a script of statements separated
+//! `tenon query -f/--file FILE` (docs/cli.md): a script of statements separated
 //! by `;` (CREATE TABLE ... WITH, CREATE VIEW, queries, DROP), the last
 //! query's result printed with --format/--output, --explain, --analyze and
 //! --timing applying to it; an error names the file and the statement.

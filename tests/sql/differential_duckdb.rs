@@ -42,7 +42,7 @@ use crate::tpch::{Kind, Rows, canonical_decimal, compare, output_rows, parse_csv
 /// (threads, batch size) of each run of a query.
 const SETTINGS: [(usize, usize); 3] = [(1, 1), (2, 7), (4, 8192)];
 
-/// The strategies hinted, in HINTS.md's order.
+/// The strategies hinted, in docs/hints.md's order.
 const STRATEGIES: [Strategy; 4] = [
     Strategy::Broadcast,
     Strategy::ShuffleHash,

@@ -1,7 +1,7 @@
 //! SQL through the `tenon` facade, end to end: the Session API (joins of
 //! every type under every strategy against a naive reference, the hint
-//! rules of `../shared/spec/HINTS.md`, the other operators, errors) and
-//! `tenon query` as a user runs it (`../shared/spec/CLI.md`).
+//! rules of `docs/hints.md`, the other operators, errors) and
+//! `tenon query` as a user runs it (`docs/cli.md`).
 //!
 //! One test binary with modules: each test binary links DataFusion (through
 //! the planner), and linking several of them was most of CI's build time.
@@ -14,6 +14,7 @@ mod ddl;
 mod deep_sql;
 mod differential;
 mod differential_duckdb;
+mod docs_contract;
 mod error_words;
 mod errors;
 mod floats;

@@ -1,4 +1,4 @@
-//! Dynamic table options `t /*+ OPTIONS('k' = 'v') */` (HINTS.md H40–H42):
+//! Dynamic table options `t /*+ OPTIONS('k' = 'v') */` (docs/hints.md H40–H42):
 //! they override the table's options for that one scan (the file re-read
 //! with them), other scans of the same table keep the table's; keys are
 //! checked per format, values parsed; a table held in memory takes

@@ -36,7 +36,7 @@ const REL_TOL: f64 = 1e-9;
 /// Absolute tolerance of a float compare: half a unit of the sixth decimal,
 /// what AVG of a decimal returned as a decimal with 4 more digits of scale
 /// (as DataFusion types it) differs from DuckDB's double when it rounds;
-/// a truncated average (Q1's `avg_disc` of `N|F` was 0.047758 for
+/// a truncated average (Q1's `avg_disc` of `N|F` would be 0.047758 for
 /// 0.0477586...) is off by more.
 const ABS_TOL: f64 = 5e-7;
 

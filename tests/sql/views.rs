@@ -1,4 +1,4 @@
-//! Views and WITH (HINTS.md H30, H31; CLI.md's join order): a view is
+//! Views and WITH (docs/hints.md H30, H31; docs/cli.md's join order): a view is
 //! planned where it is read, as the derived table `(body) AS v`, and is its
 //! own query block: its hints apply to its joins only, the outer query's
 //! hints may name the view as a join input, and EXPLAIN lists the view's

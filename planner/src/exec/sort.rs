@@ -1,5 +1,9 @@
-//! ORDER BY: a full sort, or a top-k when only the first `fetch` rows are
-//! wanted; and LIMIT / OFFSET ([`SortExec::limit`]).
+//! ORDER BY over collected batches: a full sort, or a top-k when only the
+//! first `fetch` rows are wanted; [`SortExec::limit`] slices collected
+//! batches to a LIMIT / OFFSET. (A plan's LIMIT runs as the streaming
+//! operator of `limit.rs`, and `ORDER BY ... LIMIT` as its top-N, which
+//! takes batches as they arrive and uses these sorts to trim its
+//! candidates.)
 //!
 //! ```text
 //!  input batches ──evaluate sort keys──► arrow-row keys, one `Rows` a batch

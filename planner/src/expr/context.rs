@@ -10,7 +10,7 @@ const NANOS_PER_DAY: i64 = 86_400 * 1_000_000_000;
 /// What one query's expressions share.
 ///
 /// `NOW()`, `CURRENT_TIMESTAMP`, `CURRENT_DATE` and `CURRENT_TIME` are
-/// evaluated once per query (HINTS.md J05): they compile to constants taken
+/// evaluated once per query (docs/hints.md J05): they compile to constants taken
 /// from [`QueryContext::start_nanos`], so every row, batch, join filter and
 /// subquery of the query sees the same instant. Create one context per query
 /// and compile all of its expressions with it.

@@ -3,8 +3,8 @@
 //!
 //! Arrow's decimal kernels check every operation (even their "wrapping"
 //! variants), and a checked 128-bit multiply is a library call: in TPC-H
-//! Q1, `l_extendedprice * (1 - l_discount) * (1 + l_tax)` over 6M rows was
-//! a third of the query. SQL's typing makes those checks mostly useless:
+//! Q1, `l_extendedprice * (1 - l_discount) * (1 + l_tax)` over 6M rows
+//! checked that way is a large part of the query. SQL's typing makes those checks mostly useless:
 //! the result precision Arrow gives `p1 + p2 + 1` for a product, `max(s1,
 //! s2) + max(p1 - s1, p2 - s2) + 1` for a sum, holds every result unless
 //! it was capped at 38. It is capped often only because of how constants

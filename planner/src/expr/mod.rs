@@ -24,7 +24,7 @@
 //!   the right operand of AND/OR (when it can fail) are evaluated only on
 //!   the rows that need them.
 //! * **One clock per query**: [`QueryContext`] fixes `NOW()` and
-//!   `CURRENT_DATE` when the query starts (HINTS.md J05).
+//!   `CURRENT_DATE` when the query starts (docs/hints.md J05).
 //!
 //! For joins, [`ExprJoinFilter`] implements the kernels' `JoinFilter` and
 //! [`split_range_conditions`] pulls the comparisons the kernels can use

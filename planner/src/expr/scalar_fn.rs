@@ -28,7 +28,7 @@ pub(crate) fn compile(c: &Compiler<'_>, f: &ScalarFunction, text: String) -> Res
         arg_fields: &[],
         scalar_arguments: &[],
     };
-    // The clock functions: one value per query (HINTS.md J05).
+    // The clock functions: one value per query (docs/hints.md J05).
     match name.as_str() {
         "now" | "current_timestamp" => {
             let field = f

@@ -3,8 +3,9 @@
 //!
 //! Arrow's generic comparison of view arrays calls a per-row closure that
 //! reads each value's bytes; for the short codes TPC-H filters on
-//! (`l_returnflag = 'R'`, `r_name = 'EUROPE'`, `l_shipmode IN (...)`) it was
-//! the most expensive operator of whole queries. A view starts with the
+//! (`l_returnflag = 'R'`, `r_name = 'EUROPE'`, `l_shipmode IN (...)`) that
+//! closure can cost more than any other operator of the query. A view
+//! starts with the
 //! value's length and, for values of at most 12 bytes, holds the value
 //! itself; otherwise its first four bytes. So:
 //!

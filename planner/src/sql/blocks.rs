@@ -1,5 +1,5 @@
 //! Query blocks: which `SELECT` each join of the plan belongs to, and which
-//! named relation each join input is (HINTS.md H12, H30–H32).
+//! named relation each join input is (docs/hints.md H12, H30–H32).
 //!
 //! # Design
 //!

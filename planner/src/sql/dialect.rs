@@ -1,5 +1,5 @@
 //! tenon's SQL dialect: sqlparser's [`GenericDialect`] with SQL's operator
-//! precedence for `IS [NOT] DISTINCT FROM` (HINTS.md J06).
+//! precedence for `IS [NOT] DISTINCT FROM` (docs/hints.md J06).
 //!
 //! sqlparser 0.62 reads the right operand of `IS [NOT] DISTINCT FROM` with
 //! `parse_expr`, i.e. as a whole expression, so
@@ -13,10 +13,11 @@
 //! Keywords that open an expression of their own (`NOT`, `CASE`, `CAST`,
 //! `TRY_CAST`) are never read as names ([`Dialect::is_reserved_for_identifier`]):
 //! sqlparser reads such a word first as its construct and, when that fails,
-//! again as a name or function call (`not(...)`), so `n` nested `NOT (`
-//! were parsed `2^n` times on the way to an error, and an error deep inside
-//! (the nesting limit) came out as a misleading one about a function `not`
-//! or a column `case`. Reserved, the first error is the one reported.
+//! again as a name or function call (`not(...)`), so that `n` nested `NOT (`
+//! would be parsed `2^n` times on the way to an error, and an error deep
+//! inside (the nesting limit) would come out as a misleading one about a
+//! function `not` or a column `case`. Reserved, each is parsed once and the
+//! first error is the one reported.
 //!
 //! Every other behaviour is the generic dialect's: the wrapper reports
 //! [`GenericDialect`]'s type id (so the parser's `dialect_of!` checks answer as

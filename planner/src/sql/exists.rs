@@ -22,7 +22,7 @@
 //!   null-aware `LeftAnti` (`Join.null_aware`, as for the uncorrelated
 //!   `NOT IN`). The subquery side is aliased `__sq_N` (N after the highest
 //!   `__sq_` alias already in the plan): the hint chooser takes no hints on
-//!   these joins (HINTS.md H14) and recognises them by that prefix.
+//!   these joins (docs/hints.md H14) and recognises them by that prefix.
 //! - **Correlation** is taken from the subquery's top `Filter` only: the one
 //!   directly under its SELECT (for `EXISTS` also under `DISTINCT`,
 //!   `ORDER BY`, `LIMIT n` with n ≥ 1 and a derived-table alias, which do not

@@ -114,10 +114,10 @@ fn cross_leaves(plan: &LogicalPlan, out: &mut Vec<LogicalPlan>) {
 /// after it (TPC-H Q21: `supplier` joined with the one nation of 25 that
 /// the query asks for before `lineitem`, so 400 suppliers meet lineitem,
 /// not 10,000, and that join's output is 150K rows instead of 3.8M).
-/// (Ordering by estimated sizes was tried and backed out: without distinct
-/// counts, the estimates cannot tell a foreign-key join from a join on a
-/// low-cardinality column, and TPC-H Q5 and Q7 went from 0.1 s and 0.3 s
-/// to more than 10 s at scale 1.)
+/// Estimated sizes do not decide the order: without distinct counts the
+/// estimates cannot tell a foreign-key join from a join on a
+/// low-cardinality column, and an order chosen by them can join two large
+/// tables first (TPC-H Q5 and Q7 ran many times slower that way).
 /// `None` when FROM order is that order already or `plan` is not a tree of
 /// three or more cross-joined inputs. Explicit `JOIN ... ON` are never
 /// reordered (they are leaves here).

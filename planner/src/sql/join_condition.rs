@@ -1,8 +1,8 @@
 //! Join conditions: equi keys and a residual predicate.
 //!
 //! `SqlToRel` leaves every ON condition in `Join.filter` with `on = []`
-//! (trap 4 in DEPENDENCIES.md); `USING` and `NATURAL` joins come with `on`
-//! pairs. [`split_join_condition`] reads both and returns the equi keys the
+//! (splitting out equi keys is left to DataFusion's optimizer, which tenon
+//! does not use); `USING` and `NATURAL` joins come with `on` pairs. [`split_join_condition`] reads both and returns the equi keys the
 //! kernels join on and the residual predicate they test on candidate pairs
 //! (J02); [`extract_join_keys`] writes that split back into every join of a
 //! plan, so that `Join.on`, `Join.filter` and `Join.null_equality` are what
@@ -76,7 +76,7 @@ pub struct JoinCondition {
 
 impl JoinCondition {
     /// Whether the join has equi keys (BROADCAST, SHUFFLE_HASH and
-    /// SHUFFLE_MERGE need them, HINTS.md §2).
+    /// SHUFFLE_MERGE need them, docs/hints.md §2).
     pub fn is_equi(&self) -> bool {
         !self.keys.is_empty()
     }

@@ -4,10 +4,13 @@
 //! ```text
 //! SQL ──tokenize──► hint comments with positions (hint_comments)
 //!     ──parse (TenonDialect: J06 precedence)──► AST
+//!     ──refuse what cannot be planned, check the size limits (unsupported)──► AST
 //!     ──long UNION chains balanced (rebalance)──► AST
 //!     ──mark blocks (blocks)──► AST with one marker per SELECT
+//!     ──mark the statement's own `SELECT *` (wildcard)──► AST
 //!     ──SqlToRel (views::Expansion over the Catalog as ContextProvider:
-//!        each view read is marked and planned from its own text)──► LogicalPlan
+//!        each view read is marked and planned from its own text),
+//!        `*` markers expanded (wildcard)──► LogicalPlan
 //!     ──INTERSECT ALL / EXCEPT ALL (set_ops)──► SetOperation nodes
 //!     ──implicit joins (implicit_join)──► WHERE join predicates in inner joins
 //!     ──IN / NOT IN (subquery)──► semi / null-aware anti joins
@@ -21,12 +24,15 @@
 //! Hint *text* is not parsed here: each [`QueryBlock`] carries the raw
 //! [`RawHintBlock`] after its `SELECT` and the table hints of its FROM
 //! clause; `crate::hints` parses and resolves them against the block's joins
-//! ([`JoinRef`], inputs named as in HINTS.md H12/H32).
+//! ([`JoinRef`], inputs named as in docs/hints.md H12/H32).
 //!
 //! Views ([`ViewDef`] in the [`Catalog`]) are planned where they are read,
 //! as derived tables with their own query blocks (`views`).
 //!
-//! Not done here (yet): no type coercion outside join keys.
+//! Types are coerced here only for join keys and for the inputs of
+//! `INTERSECT ALL` / `EXCEPT ALL` (`set_ops`): expressions are coerced when
+//! they are compiled (`crate::expr`), UNION branches of different types
+//! when the plan is lowered (`crate::exec`).
 
 mod blocks;
 mod catalog;
@@ -105,7 +111,7 @@ pub struct PlannedQuery {
     /// (numbered in pre-order over its SELECTs), then those of the views
     /// it reads (one set per reference to a view).
     pub blocks: Vec<QueryBlock>,
-    /// Block ids in the order EXPLAIN lists their joins (CLI.md): each
+    /// Block ids in the order EXPLAIN lists their joins (docs/cli.md): each
     /// block after the blocks nested in it (subqueries, CTEs, UNION
     /// branches in source order), a view's blocks right before the block
     /// that reads the view.

@@ -32,7 +32,9 @@
 //!   GROUP BY and the join's keys: one group per outer value, computed once,
 //!   instead of the subquery per outer row.
 //! - The join's right side is aliased `__sq_N`, like the EXISTS / IN joins:
-//!   no hint applies to it (HINTS.md H14).
+//!   no hint can name it. The join itself is a LEFT join like any other, so
+//!   a hint of the outer block that names its outer input applies to it
+//!   (docs/hints.md H14: only the IN / EXISTS joins take no hints).
 //!
 //! # Rejected, with [`SqlError::Unsupported`]
 //!

@@ -110,9 +110,8 @@ pub const FROM_TABLES_LIMIT: usize = 1000;
 ///
 /// DataFusion's planner inlines a CTE's plan where it is read and walks
 /// the whole inlined plan there, so a chain of `n` CTEs each reading the
-/// one before costs `n²`: 1,000 plan in about 10 s in a debug build (about
-/// a second in release), 2,000 took 50 s. The limit keeps the largest
-/// accepted chain near a second.
+/// one before costs `n²`. The limit is the length whose planning stays
+/// near a second in a release build.
 pub const WITH_CLAUSES_LIMIT: usize = 1000;
 
 /// The deepest nesting of arithmetic operators (`+`, `-`, `*`, `/`, `%`,
@@ -121,8 +120,8 @@ pub const WITH_CLAUSES_LIMIT: usize = 1000;
 /// DataFusion names a computed column by rendering its expression, and
 /// while it finds the column's type it renders every level's operand again
 /// (`Expr::to_field`), so a chain of `n` terms in a SELECT list or an
-/// aggregate costs `n²`: 2,000 terms plan in about 7 s in a debug build
-/// (under a second in release), 3,500 took 35 s, 4,000 45 s. Unlike `OR` /
+/// aggregate costs `n²`; the limit is the depth whose planning stays under
+/// a second in a release build. Unlike `OR` /
 /// `AND` chains (rebalancing gives the same result), a chain of `+` cannot
 /// be regrouped by tenon: integer overflow and float rounding depend on the
 /// grouping the query wrote.

@@ -1,5 +1,5 @@
 //! Views: each reference to a view is planned from the view's own text, as
-//! its own query block(s) (HINTS.md H30, H31).
+//! its own query block(s) (docs/hints.md H30, H31).
 //!
 //! # Design
 //!

@@ -5,8 +5,9 @@
 //! expression's name and compares it with the names of all items before
 //! it) or look each column up by name in a linear scan of the schema
 //! (`Projection::try_new` -> `exprlist_to_fields`). For a SELECT list of
-//! a few columns that is nothing; a `*` over a 40,000-column CSV file
-//! expands to 40,000 items and took minutes.
+//! a few columns that is nothing; a `*` over a file of tens of thousands
+//! of columns expands to as many items, and those passes grow with the
+//! square of the width.
 //!
 //! So tenon hides the width from `SqlToRel` and expands `*` itself:
 //!

@@ -1,6 +1,6 @@
 //! The seed documents' join hint examples through SQL (strategy and build
 //! side as EXPLAIN reports them), and the `--explain --format json` shape
-//! of CLI.md: field names, `null`s, order of joins, string escaping.
+//! of docs/cli.md: field names, `null`s, order of joins, string escaping.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! HINTS.md rules through SQL: `choose::plan_joins` from SQL text with
+//! docs/hints.md rules through SQL: `choose::plan_joins` from SQL text with
 //! small registered tables (schemas and statistics) to one decision per
 //! join. H31 (views) is not here: the SQL front end has no views yet.
 

@@ -1,4 +1,4 @@
-//! HINTS.md §3 (H20–H25): conflicts between join hints, one hint serving
+//! docs/hints.md §3 (H20–H25): conflicts between join hints, one hint serving
 //! several joins, key-value hints; and the resolver's side of H31–H32
 //! (views and aliases as hint names).
 

@@ -1,4 +1,4 @@
-//! HINTS.md H15–H17: the default choice without a valid hint, disabled
+//! docs/hints.md H15–H17: the default choice without a valid hint, disabled
 //! strategies and strict hint mode.
 
 use crate::hints_support::*;

@@ -1,4 +1,4 @@
-//! HINTS.md §1 (H01–H07): finding hint comments in SQL text and parsing
+//! docs/hints.md §1 (H01–H07): finding hint comments in SQL text and parsing
 //! them by the Calcite hint grammar. Each test is named after the rule it
 //! pins down.
 

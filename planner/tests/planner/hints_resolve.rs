@@ -1,4 +1,4 @@
-//! HINTS.md §2 (H10–H14): join hint arguments, names in scope, which
+//! docs/hints.md §2 (H10–H14): join hint arguments, names in scope, which
 //! join inputs a hint matches, and when a hint is valid for a join. Each
 //! test is named after the rule it pins down.
 

@@ -1,7 +1,7 @@
-//! The join hint examples of the Flink documents in `../shared/seeds/`
-//! (`flink-sql-hints.ko.txt`: Join Hints and their conflict cases;
-//! `flip-229-join-hints.txt`: strategies and conflicts), with the strategy
-//! and build side each one expects.
+//! The join hint examples of Flink's SQL hints documentation ("Join Hints"
+//! and their conflict cases) and of FLIP-229 (Join Hint for Flink SQL Batch
+//! Job: strategies and conflicts), with the strategy and build side each
+//! one expects (docs/hints.md §2, §3).
 
 use crate::hints_support::*;
 use tenon_planner::hints::*;

@@ -1,4 +1,4 @@
-//! Query blocks (HINTS.md H30–H32), hint comments (H01, H04, H06) and the
+//! Query blocks (docs/hints.md H30–H32), hint comments (H01, H04, H06) and the
 //! naming of join inputs (H12): SQL in, blocks / joins / hint text out.
 
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! Views in the front end (HINTS.md H30, H31): each reference to a view is
+//! Views in the front end (docs/hints.md H30, H31): each reference to a view is
 //! planned from the view's text as its own query blocks, with the view's
 //! hint comments; the block order puts a view's blocks before the block
 //! that reads it; statements of scripts and DDL are parsed.

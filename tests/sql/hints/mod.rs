@@ -1,9 +1,10 @@
-//! The rules of `../shared/spec/HINTS.md` that can be observed from SQL,
+//! The rules of `docs/hints.md` that can be observed from SQL,
 //! one test per rule (named after it), through the Session API with data:
 //! each asserts the strategy and build side EXPLAIN reports and that the
-//! rows are the reference's. Then every join hint example of the seed
-//! documents (`flink-sql-hints.ko.txt` Join Hints and their conflict cases,
-//! `flip-229-join-hints.txt`), on tables named as in the examples.
+//! rows are the reference's. Then every join hint example of Flink's SQL
+//! hints documentation ("Join Hints" and their conflict cases) and of
+//! FLIP-229 (Join Hint for Flink SQL Batch Job), on tables named as in the
+//! examples.
 
 use tenon::kernels::{JoinType, Strategy};
 use tenon::planner::hints::{DecisionSource, IgnoreReason};

@@ -156,7 +156,7 @@ fn j06_is_not_distinct_from_binds_tighter_than_and() {
 
 // ================================================ seed documents' examples
 
-/// flink-sql-hints.ko.txt, "Join Hints": BROADCAST, SHUFFLE_HASH,
+/// Flink's SQL hints documentation, "Join Hints": BROADCAST, SHUFFLE_HASH,
 /// SHUFFLE_MERGE, NEST_LOOP, each example as written.
 #[test]
 fn seed_flink_hints_join_hint_examples() {
@@ -231,7 +231,7 @@ fn seed_flink_hints_join_hint_examples() {
     );
 }
 
-/// flink-sql-hints.ko.txt, "Join Hints 의 충돌 사례" (conflict cases), and
+/// Flink's SQL hints documentation, "Join Hints" conflict cases, and
 /// the query-hint conflict example of the same document.
 #[test]
 fn seed_flink_hints_conflict_examples() {
@@ -277,7 +277,7 @@ fn seed_flink_hints_conflict_examples() {
     assert!(e.to_string().contains("line 1, column 29"), "{e}");
 }
 
-/// flip-229-join-hints.txt, "Support Strategies": the examples join on
+/// FLIP-229, "Support Strategies": the examples join on
 /// `t1.a = t2.a`, `t1.a = t2.b`, `t1.a = t3.c`.
 #[test]
 fn seed_flip229_strategy_examples() {
@@ -356,7 +356,7 @@ fn seed_flip229_strategy_examples() {
     );
 }
 
-/// flip-229-join-hints.txt, "Conflict in one same hints".
+/// FLIP-229, "Conflict in one same hints".
 #[test]
 fn seed_flip229_same_hint_conflicts() {
     let eq_a = join2("t1", "t2", RefJoin::Inner, "t1.a", "t2.a");
@@ -419,7 +419,7 @@ fn seed_flip229_same_hint_conflicts() {
     }
 }
 
-/// flip-229-join-hints.txt, "Conflict between different hints". The
+/// FLIP-229, "Conflict between different hints". The
 /// examples write `from t1 join t3 on t1.a = t2.a` (t2 is not in FROM);
 /// the join they mean is t1 with t2, and the SQL as written is an error
 /// naming `t2.a`.
@@ -461,7 +461,7 @@ fn seed_flip229_different_hint_conflicts() {
     );
 }
 
-/// flip-229-join-hints.txt, "Support with table alias": Flink rejects a
+/// FLIP-229, "Support with table alias": Flink rejects a
 /// hint naming a derived table's alias and suggests a view; tenon matches
 /// the alias (H12, H32).
 #[test]

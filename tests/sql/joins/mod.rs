@@ -2,7 +2,7 @@
 //! reference join of `common`: each query runs with each of the four join
 //! hints naming each side (`/*+ BROADCAST(b) */`, `/*+ SHUFFLE_HASH(a) */`,
 //! ...), with 1 and 4 threads and batches of 1 and 8192 rows, and must
-//! return the reference's rows every time (HINTS.md J04); EXPLAIN must
+//! return the reference's rows every time (docs/hints.md J04); EXPLAIN must
 //! report the hinted strategy and build side whenever the hint is valid
 //! for the join (§2), and the hint as ignored otherwise.
 //!
@@ -17,7 +17,7 @@ use crate::common::*;
 /// What makes a hint valid for the query's (single) join.
 #[derive(Debug, Clone, Copy)]
 enum Shape {
-    /// An equi-join of this type: HINTS.md §2's table decides.
+    /// An equi-join of this type: docs/hints.md §2's table decides.
     Equi(JoinType),
     /// No equi condition (CROSS, `a.k < b.k`): only NEST_LOOP can run it.
     NonEqui,
