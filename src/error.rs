@@ -1,9 +1,11 @@
 //! The one error type of the embedding API and the command line.
 
+use tenon_planner::choose::PlanError;
 use tenon_planner::config::ConfigError;
 use tenon_planner::exec::ExecError;
 use tenon_planner::hints::HintError;
 use tenon_planner::kernels::KernelError;
+use tenon_planner::prepare::{BoxError, PrepareError};
 use tenon_planner::sql::SqlError;
 
 use crate::io::IoError;
@@ -34,7 +36,7 @@ pub enum Error {
     /// The query plans but uses something tenon does not run, or an
     /// expression does not type-check.
     #[error("cannot plan the query: {0}")]
-    Plan(String),
+    Plan(#[source] Cause),
     /// An unknown setting or a bad value.
     #[error(transparent)]
     Config(#[from] ConfigError),
@@ -55,7 +57,8 @@ pub enum Error {
         line: u64,
         /// Its first line.
         text: String,
-        /// Its error.
+        /// Its error (also [`std::error::Error::source`], which gives this
+        /// `Box<Error>`).
         source: Box<Error>,
     },
     /// A file could not be read or written.
@@ -63,15 +66,15 @@ pub enum Error {
     Io(#[from] IoError),
     /// A resource ran out: the memory limit, threads.
     #[error("{0}")]
-    Resource(String),
+    Resource(#[source] Cause),
     /// The query failed while running (overflow, division by zero, a bad
     /// cast of a value).
     #[error("query failed: {0}")]
-    Execution(String),
+    Execution(#[source] Cause),
 }
 
 impl Error {
-    /// The command line's exit code for this error (CLI.md): 2 for bad
+    /// The command line's exit code for this error (docs/cli.md): 2 for bad
     /// input (SQL, hints, settings, table options, DDL, input files), 3 for
     /// execution failures (memory limit, runtime errors, writing the
     /// output); a script statement's error has its cause's code.
@@ -90,32 +93,104 @@ impl Error {
         }
     }
 
-    /// An error found while lowering a plan (before anything runs).
-    pub(crate) fn planning(e: ExecError) -> Self {
+    /// The error of lowering (`planning`: before anything runs) or
+    /// running a plan: the one mapping of the executor's errors.
+    pub(crate) fn exec(e: ExecError, planning: bool) -> Self {
         match e {
             ExecError::Memory(_)
             | ExecError::Join(
                 KernelError::MemoryLimitExceeded { .. } | KernelError::AllocationFailed { .. },
-            ) => Error::Resource(e.to_string()),
-            other => Error::Plan(other.to_string()),
+            ) => Error::Resource(Cause::Exec(e)),
+            // A table source's own error (a file that does not read).
+            ExecError::Source(source) => Error::from_boxed(source, planning),
+            ExecError::Unsupported(_) | ExecError::MissingTable(_) => Error::Plan(Cause::Exec(e)),
+            other if planning => Error::Plan(Cause::Exec(other)),
+            other => Error::Execution(Cause::Exec(other)),
         }
+    }
+
+    /// A boxed error a catalog or a table source gave: the session's own
+    /// error as it was, another as a planning or execution failure.
+    fn from_boxed(source: BoxError, planning: bool) -> Self {
+        match source.downcast::<Error>() {
+            Ok(e) => *e,
+            Err(other) if planning => Error::Plan(Cause::Other(other)),
+            Err(other) => Error::Execution(Cause::Other(other)),
+        }
+    }
+}
+
+/// Why a planning, resource or execution failure happened: the planner's
+/// or executor's error itself (reachable through
+/// [`std::error::Error::source`], with its own sources), or tenon's own
+/// message. Displays as its inner error.
+#[derive(Debug, thiserror::Error)]
+pub enum Cause {
+    /// The executor's error (lowering or running a plan).
+    #[error(transparent)]
+    Exec(ExecError),
+    /// Another component's error (a table source's).
+    #[error(transparent)]
+    Other(BoxError),
+    /// tenon's own message.
+    #[error("{0}")]
+    Message(String),
+    /// tenon's own message about another component's error.
+    #[error("{message}: {source}")]
+    Context {
+        /// What failed.
+        message: String,
+        /// Why.
+        source: BoxError,
+    },
+}
+
+impl Cause {
+    /// `message`, caused by `source`.
+    pub(crate) fn context(
+        message: &str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Cause::Context {
+            message: message.to_string(),
+            source: Box::new(source),
+        }
+    }
+}
+
+impl From<String> for Cause {
+    fn from(message: String) -> Self {
+        Cause::Message(message)
+    }
+}
+
+impl From<&str> for Cause {
+    fn from(message: &str) -> Self {
+        Cause::Message(message.to_string())
     }
 }
 
 impl From<ExecError> for Error {
     fn from(e: ExecError) -> Self {
+        Error::exec(e, false)
+    }
+}
+
+impl From<PlanError> for Error {
+    fn from(e: PlanError) -> Self {
         match e {
-            ExecError::Memory(_)
-            | ExecError::Join(
-                KernelError::MemoryLimitExceeded { .. } | KernelError::AllocationFailed { .. },
-            ) => Error::Resource(e.to_string()),
-            ExecError::Unsupported(_) | ExecError::MissingTable(_) => Error::Plan(e.to_string()),
-            // A table source's own error (a file that does not read).
-            ExecError::Source(source) => match source.downcast::<Error>() {
-                Ok(e) => *e,
-                Err(other) => Error::Execution(other.to_string()),
-            },
-            other => Error::Execution(other.to_string()),
+            PlanError::Sql(e) => Error::Sql(e),
+            PlanError::Hint(e) => Error::Hint(e),
+        }
+    }
+}
+
+impl From<PrepareError> for Error {
+    fn from(e: PrepareError) -> Self {
+        match e {
+            PrepareError::Plan(e) => e.into(),
+            PrepareError::Source(source) => Error::from_boxed(source, true),
+            PrepareError::Lower(e) => Error::exec(e, true),
         }
     }
 }

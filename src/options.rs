@@ -1,6 +1,6 @@
 //! Table options: the `WITH (...)` of `CREATE TABLE` (Flink's filesystem
 //! connector) and the dynamic options of a scan, `t /*+ OPTIONS(...) */`
-//! (HINTS.md H40–H42).
+//! (docs/hints.md H40–H42).
 //!
 //! | key | in | value | default |
 //! |---|---|---|---|

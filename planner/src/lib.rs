@@ -17,6 +17,7 @@ pub mod config;
 pub mod exec;
 pub mod expr;
 pub mod hints;
+pub mod prepare;
 pub mod sql;
 
 pub use tenon_kernels as kernels;

@@ -103,7 +103,63 @@ fn strategies(spec: &str) -> Result<Option<Vec<Strategy>>, CliError> {
         .map(Some)
 }
 
+/// What `tenon bench` was asked to do, checked.
+struct Job {
+    workloads: Vec<Workload>,
+    /// `None`: every strategy that can run a workload, and the planner's.
+    asked: Option<Vec<Strategy>>,
+    scale: f64,
+    /// The planner's settings (`--set`).
+    config: tenon::Config,
+    baseline: Option<BenchReport>,
+    pool: rayon::ThreadPool,
+    threads: usize,
+}
+
 pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
+    let job = check_args(&args)?;
+    // A bar of workloads on stderr (indicatif draws nothing when stderr is
+    // not a terminal).
+    let progress = indicatif::ProgressBar::new(job.workloads.len() as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:24} {pos}/{len} workloads  {msg}")
+    {
+        progress.set_style(style);
+    }
+    let mut report = BenchReport {
+        tenon_version: env!("CARGO_PKG_VERSION").to_string(),
+        settings: Settings {
+            threads: job.threads,
+            runs: args.runs,
+            scale: job.scale,
+            seed: args.seed,
+            batch_size: args.batch_size,
+        },
+        workloads: Vec::new(),
+    };
+    for &w in &job.workloads {
+        if let Some(measured) = measure_workload(&args, &job, w, &progress)? {
+            progress.inc(1);
+            report.workloads.push(measured);
+        }
+    }
+    progress.finish_and_clear();
+    print_table(&report);
+    if let Some(path) = &args.json {
+        write_text_atomically(path, &report.to_json())?;
+    }
+    if let Some(path) = &args.svg {
+        write_text_atomically(path, &svg::chart(&report))?;
+    }
+    match &job.baseline {
+        Some(base) => compare_with_baseline(&args, base, &report),
+        None => Ok(()),
+    }
+}
+
+/// Checks the options (before anything runs) and reads the baseline: a bad
+/// file is reported before minutes of runs.
+fn check_args(args: &BenchArgs) -> Result<Job, CliError> {
     let workloads: Vec<Workload> = if args.workloads.is_empty() {
         Workload::ALL.to_vec()
     } else {
@@ -157,23 +213,9 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             .set_pair(pair)
             .map_err(|e| CliError::usage(format!("--set: {e}")))?;
     }
-    // Read the baseline first: a bad file is reported before minutes of runs.
     let baseline = match &args.baseline {
         None => None,
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                CliError::usage(format!(
-                    "--baseline {}: cannot read it: {e}",
-                    path.display()
-                ))
-            })?;
-            Some(BenchReport::from_json(&text).map_err(|e| {
-                CliError::usage(format!(
-                    "--baseline {}: not a `tenon bench --json` file: {e}",
-                    path.display()
-                ))
-            })?)
-        }
+        Some(path) => Some(read_baseline(path)?),
     };
     let threads = args
         .threads
@@ -182,189 +224,221 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         .num_threads(threads)
         .build()
         .map_err(|e| CliError::exec(format!("cannot start {threads} worker threads: {e}")))?;
-    // A bar of workloads on stderr (indicatif draws nothing when stderr is
-    // not a terminal).
-    let progress = indicatif::ProgressBar::new(workloads.len() as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:24} {pos}/{len} workloads  {msg}")
-    {
-        progress.set_style(style);
-    }
-    let mut report = BenchReport {
-        tenon_version: env!("CARGO_PKG_VERSION").to_string(),
-        settings: Settings {
-            threads,
-            runs: args.runs,
-            scale,
-            seed: args.seed,
-            batch_size: args.batch_size,
-        },
-        workloads: Vec::new(),
+    Ok(Job {
+        workloads,
+        asked,
+        scale,
+        config,
+        baseline,
+        pool,
+        threads,
+    })
+}
+
+/// The report of an earlier `--json` run.
+fn read_baseline(path: &std::path::Path) -> Result<BenchReport, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::usage(format!(
+            "--baseline {}: cannot read it: {e}",
+            path.display()
+        ))
+    })?;
+    BenchReport::from_json(&text).map_err(|e| {
+        CliError::usage(format!(
+            "--baseline {}: not a `tenon bench --json` file: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Workload `w`: the planner's choices, then every strategy measured
+/// (`None` when none of the strategies asked for can run it).
+fn measure_workload(
+    args: &BenchArgs,
+    job: &Job,
+    w: Workload,
+    progress: &indicatif::ProgressBar,
+) -> Result<Option<WorkloadReport>, CliError> {
+    let tables = match &args.data {
+        Some(dir) => load_workload(dir, w)?,
+        None => generate(w, job.scale, args.seed),
     };
-    for &w in &workloads {
-        let tables = match &args.data {
-            Some(dir) => load_workload(dir, w)?,
-            None => generate(w, scale, args.seed),
-        };
-        let inputs = suite::inputs(w, tables, args.batch_size);
-        let plan = |hint: Option<&str>| -> Result<Choice, CliError> {
-            let planned = suite::planner_choice(w, &inputs, hint, &config)
-                .map_err(|e| CliError::usage(format!("{w}: the planner refused its join: {e}")))?;
-            Ok(Choice {
-                strategy: planned.strategy.name().to_string(),
-                hint: hint.map(str::to_string),
-                reason: planned.reason,
-            })
-        };
-        let default = plan(None)?;
-        let hinted = plan(Some(suite::hint(w)))?;
-        let valid = suite::strategies(w, false);
-        let mut chosen: Vec<Strategy> = match &asked {
-            None => suite::strategies(w, true),
-            Some(list) => list.iter().copied().filter(|s| valid.contains(s)).collect(),
-        };
-        if asked.is_none() {
-            // The planner's choices are measured too, so that regret is known.
-            for c in [&default, &hinted] {
-                if let Some(s) = Strategy::from_name(&c.strategy)
-                    && !chosen.contains(&s)
-                {
-                    chosen.push(s);
-                }
+    let inputs = suite::inputs(w, tables, args.batch_size);
+    let plan = |hint: Option<&str>| -> Result<Choice, CliError> {
+        let planned = suite::planner_choice(w, &inputs, hint, &job.config)
+            .map_err(|e| CliError::usage(format!("{w}: the planner refused its join: {e}")))?;
+        Ok(Choice {
+            strategy: planned.strategy.name().to_string(),
+            hint: hint.map(str::to_string),
+            reason: planned.reason,
+        })
+    };
+    let default = plan(None)?;
+    let hinted = plan(Some(suite::hint(w)))?;
+    let valid = suite::strategies(w, false);
+    let mut chosen: Vec<Strategy> = match &job.asked {
+        None => suite::strategies(w, true),
+        Some(list) => list.iter().copied().filter(|s| valid.contains(s)).collect(),
+    };
+    if job.asked.is_none() {
+        // The planner's choices are measured too, so that regret is known.
+        for c in [&default, &hinted] {
+            if let Some(s) = Strategy::from_name(&c.strategy)
+                && !chosen.contains(&s)
+            {
+                chosen.push(s);
             }
         }
-        if chosen.is_empty() {
-            eprintln!(
-                "note: {w}: none of the strategies asked for can run it (it takes {})",
-                valid
-                    .iter()
-                    .map(|s| s.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+    }
+    if chosen.is_empty() {
+        eprintln!(
+            "note: {w}: none of the strategies asked for can run it (it takes {})",
+            valid
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Ok(None);
+    }
+    let mut timings = Vec::new();
+    let mut answer: Option<(Strategy, JoinSummary)> = None;
+    for strategy in chosen {
+        let Some((timing, summary)) = time_strategy(args, job, w, strategy, &inputs, progress)?
+        else {
             continue;
-        }
-        let mut timings = Vec::new();
-        let mut answer: Option<(Strategy, JoinSummary)> = None;
-        for strategy in chosen {
-            let Some(join) = suite::join(w, strategy, args.batch_size) else {
-                continue;
-            };
-            let mut runs_s = Vec::with_capacity(args.runs);
-            let mut peak = 0usize;
-            let mut summary = None;
-            // One warm-up run, then the timed runs.
-            for run in 0..=args.runs {
-                progress.set_message(format!("{w} {strategy} run {run}/{}", args.runs));
-                let budget = MemoryBudget::unlimited();
-                let measured = join.clone().memory(budget.clone());
-                let start = Instant::now();
-                let s = pool
-                    .install(|| suite::callgrind_measured_region(&measured, &inputs))
-                    .map_err(|e| CliError::exec(format!("{w} {strategy}: {e}")))?;
-                if run > 0 {
-                    runs_s.push(start.elapsed().as_secs_f64());
-                }
-                peak = peak.max(budget.peak());
-                summary = Some(s);
+        };
+        // Every strategy must give the same answer.
+        if let Some((first, want)) = &answer {
+            if *want != summary {
+                return Err(CliError::exec(format!(
+                    "{w}: {strategy} returned {summary:?} but {first} returned {want:?}; \
+                     this is a bug in tenon, please report it"
+                )));
             }
-            let Some(summary) = summary else { continue };
-            // Every strategy must give the same answer.
-            if let Some((first, want)) = &answer {
-                if *want != summary {
-                    return Err(CliError::exec(format!(
-                        "{w}: {strategy} returned {summary:?} but {first} returned {want:?}; \
-                         this is a bug in tenon, please report it"
-                    )));
-                }
-            } else {
-                answer = Some((strategy, summary));
-            }
-            let instructions = match args.measure {
-                Measure::Time => None,
-                Measure::Instructions => {
-                    progress.set_message(format!("{w} {strategy}: callgrind"));
-                    Some(super::callgrind::count(&super::callgrind::Child {
-                        workload: w.name(),
-                        strategy: strategy.name(),
-                        scale,
-                        seed: args.seed,
-                        batch_size: args.batch_size,
-                        data: args.data.as_deref(),
-                        settings: &args.settings,
-                    })?)
-                }
-            };
-            timings.push(StrategyTiming {
-                strategy: strategy.name().to_string(),
-                runs_s,
-                peak_memory_bytes: peak as u64,
-                instructions,
-            });
+        } else {
+            answer = Some((strategy, summary));
         }
-        progress.inc(1);
-        report.workloads.push(WorkloadReport {
-            workload: w.name().to_string(),
-            probe_rows: inputs.probe.num_rows() as u64,
-            build_rows: inputs.build.num_rows() as u64,
-            output_rows: answer.map_or(0, |(_, s)| s.rows),
-            strategies: timings,
-            default,
-            hinted,
+        timings.push(timing);
+    }
+    Ok(Some(WorkloadReport {
+        workload: w.name().to_string(),
+        probe_rows: inputs.probe.num_rows() as u64,
+        build_rows: inputs.build.num_rows() as u64,
+        output_rows: answer.map_or(0, |(_, s)| s.rows),
+        strategies: timings,
+        default,
+        hinted,
+    }))
+}
+
+/// One warm-up run and `--runs` timed runs of `strategy` on `w` (and its
+/// instruction count with `--measure instructions`), with its answer;
+/// `None` when the suite has no such join.
+fn time_strategy(
+    args: &BenchArgs,
+    job: &Job,
+    w: Workload,
+    strategy: Strategy,
+    inputs: &suite::Inputs,
+    progress: &indicatif::ProgressBar,
+) -> Result<Option<(StrategyTiming, JoinSummary)>, CliError> {
+    let Some(join) = suite::join(w, strategy, args.batch_size) else {
+        return Ok(None);
+    };
+    let mut runs_s = Vec::with_capacity(args.runs);
+    let mut peak = 0usize;
+    let mut summary = None;
+    for run in 0..=args.runs {
+        progress.set_message(format!("{w} {strategy} run {run}/{}", args.runs));
+        let budget = MemoryBudget::unlimited();
+        let measured = join.clone().memory(budget.clone());
+        let start = Instant::now();
+        let s = job
+            .pool
+            .install(|| suite::callgrind_measured_region(&measured, inputs))
+            .map_err(|e| CliError::exec(format!("{w} {strategy}: {e}")))?;
+        if run > 0 {
+            runs_s.push(start.elapsed().as_secs_f64());
+        }
+        peak = peak.max(budget.peak());
+        summary = Some(s);
+    }
+    let Some(summary) = summary else {
+        return Ok(None);
+    };
+    let instructions = match args.measure {
+        Measure::Time => None,
+        Measure::Instructions => {
+            progress.set_message(format!("{w} {strategy}: callgrind"));
+            Some(super::callgrind::count(&super::callgrind::Child {
+                workload: w.name(),
+                strategy: strategy.name(),
+                scale: job.scale,
+                seed: args.seed,
+                batch_size: args.batch_size,
+                data: args.data.as_deref(),
+                settings: &args.settings,
+            })?)
+        }
+    };
+    let timing = StrategyTiming {
+        strategy: strategy.name().to_string(),
+        runs_s,
+        peak_memory_bytes: peak as u64,
+        instructions,
+    };
+    Ok(Some((timing, summary)))
+}
+
+/// Prints each figure's change against `base`; exit 1 when one regressed.
+fn compare_with_baseline(
+    args: &BenchArgs,
+    base: &BenchReport,
+    report: &BenchReport,
+) -> Result<(), CliError> {
+    let c = compare(base, report, args.max_regression);
+    println!();
+    println!(
+        "against the baseline (regression: median +{}% and more than the baseline's spread):",
+        args.max_regression
+    );
+    for ch in &c.changes {
+        let mark = if ch.regressed { "  REGRESSED" } else { "" };
+        if ch.measure == "instructions" {
+            println!(
+                "  {:<10} {:<13} {:>12} -> {:>12} instructions  {:>+7.2}%{mark}",
+                ch.workload, ch.strategy, ch.baseline_s, ch.current_s, ch.change_pct,
+            );
+        } else {
+            println!(
+                "  {:<10} {:<13} {:>9.4} s -> {:>9.4} s  {:>+7.1}%  (baseline spread {:.4} s){mark}",
+                ch.workload,
+                ch.strategy,
+                ch.baseline_s,
+                ch.current_s,
+                ch.change_pct,
+                ch.baseline_spread_s,
+            );
+        }
+    }
+    for u in &c.unmatched {
+        println!("  {u}");
+    }
+    let n = c.regressions().count();
+    if n > 0 {
+        return Err(CliError {
+            code: 1,
+            message: format!(
+                "{n} figure(s) regressed by more than {}% against {}",
+                args.max_regression,
+                args.baseline
+                    .as_ref()
+                    .map_or(String::new(), |p| p.display().to_string())
+            ),
         });
     }
-    progress.finish_and_clear();
-    print_table(&report);
-    if let Some(path) = &args.json {
-        write_text_atomically(path, &report.to_json())?;
-    }
-    if let Some(path) = &args.svg {
-        write_text_atomically(path, &svg::chart(&report))?;
-    }
-    if let Some(base) = &baseline {
-        let c = compare(base, &report, args.max_regression);
-        println!();
-        println!(
-            "against the baseline (regression: median +{}% and more than the baseline's spread):",
-            args.max_regression
-        );
-        for ch in &c.changes {
-            let mark = if ch.regressed { "  REGRESSED" } else { "" };
-            if ch.measure == "instructions" {
-                println!(
-                    "  {:<10} {:<13} {:>12} -> {:>12} instructions  {:>+7.2}%{mark}",
-                    ch.workload, ch.strategy, ch.baseline_s, ch.current_s, ch.change_pct,
-                );
-            } else {
-                println!(
-                    "  {:<10} {:<13} {:>9.4} s -> {:>9.4} s  {:>+7.1}%  (baseline spread {:.4} s){mark}",
-                    ch.workload,
-                    ch.strategy,
-                    ch.baseline_s,
-                    ch.current_s,
-                    ch.change_pct,
-                    ch.baseline_spread_s,
-                );
-            }
-        }
-        for u in &c.unmatched {
-            println!("  {u}");
-        }
-        let n = c.regressions().count();
-        if n > 0 {
-            return Err(CliError {
-                code: 1,
-                message: format!(
-                    "{n} figure(s) regressed by more than {}% against {}",
-                    args.max_regression,
-                    args.baseline
-                        .as_ref()
-                        .map_or(String::new(), |p| p.display().to_string())
-                ),
-            });
-        }
-        println!("no regression");
-    }
+    println!("no regression");
     Ok(())
 }
 

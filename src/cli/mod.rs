@@ -101,7 +101,7 @@ pub(crate) fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            // CLI.md: errors are `error: ...` lines on stderr.
+            // docs/cli.md: errors are `error: ...` lines on stderr.
             for line in e.to_string().lines().filter(|l| !l.trim().is_empty()) {
                 match line.strip_prefix("error: ") {
                     Some(rest) => eprintln!("error: {rest}"),

@@ -1,5 +1,5 @@
 //! `tenon query`: run one SQL query with join hints, or a script of
-//! statements (`-f/--file`), CLI.md.
+//! statements (`-f/--file`), docs/cli.md.
 
 use std::path::{Path, PathBuf};
 
@@ -279,11 +279,13 @@ fn run_last(
             explain.to_text()
         }));
     }
+    // Planned once, run --runs times.
+    let query = session.sql(sql)?;
     let mut elapsed = Vec::with_capacity(args.runs);
-    let mut out = session.query(sql)?;
+    let mut out = query.run()?;
     elapsed.push(out.elapsed);
     for _ in 1..args.runs {
-        out = session.query(sql)?;
+        out = query.run()?;
         elapsed.push(out.elapsed);
     }
     elapsed.sort();

@@ -2,15 +2,17 @@
 //! `DROP VIEW`, `CREATE TABLE ... WITH (...)`, `DROP TABLE`, and scripts of
 //! several statements.
 
-use tenon_planner::choose::plan_joins;
+use std::sync::Arc;
+
+use tenon_planner::prepare::{BoxError, CatalogProvider, ScanSource, ScanSpec, check_statement};
 use tenon_planner::sql::{
-    CreateTable, CreateView, DropObjects, ScriptStatement, SqlStatement, TableStats,
+    Catalog, CreateTable, CreateView, DropObjects, ScriptStatement, SqlStatement, TableStats,
     parse_statement, split_statements,
 };
 
-use super::sources::{self, FileTable};
+use super::sources::{FileTable, Registry};
 use super::{QueryOutput, Session, StatementOutput};
-use crate::error::Error;
+use crate::error::{Cause, Error};
 use crate::io::file_stats;
 use crate::options::parse_create_options;
 
@@ -50,13 +52,13 @@ fn ddl_statement(sql: &str) -> Result<Option<SqlStatement>, Error> {
 /// An error for DDL where only a query makes sense (`what`: EXPLAIN, ...).
 pub(super) fn refuse_ddl(sql: &str, what: &str) -> Result<(), Error> {
     if looks_like_ddl(sql) {
-        return Err(Error::Plan(format!(
+        return Err(Error::Plan(Cause::from(format!(
             "{what} shows the plan of a query, and `{} ...` is a DDL statement, which \
              has none: run it as a statement of its own, without EXPLAIN (on the command \
              line: without --explain / --analyze; in a script, `-f FILE`, it runs in \
              order)",
             sql.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
-        )));
+        ))));
     }
     Ok(())
 }
@@ -68,7 +70,7 @@ impl Session {
     ///   AS query`: the body is planned once to check it (unknown tables,
     ///   hints, OPTIONS, views that would refer to each other in a cycle),
     ///   then kept as text and planned wherever `v` is used, as its own
-    ///   query block (HINTS.md H30, H31);
+    ///   query block (docs/hints.md H30, H31);
     /// - `DROP [TEMPORARY] VIEW [IF EXISTS] v [, ...]`;
     /// - `CREATE [OR REPLACE] [TEMPORARY] TABLE [IF NOT EXISTS] t (col TYPE
     ///   [NOT NULL], ...) WITH ('connector' = 'filesystem', 'path' = '...',
@@ -179,8 +181,11 @@ impl Session {
         let mut catalog = registry.catalog.clone();
         catalog.register_view(create.view.clone());
         let probe = format!("SELECT * FROM \"{}\"", name.replace('"', "\"\""));
-        let mut joins = plan_joins(&probe, &catalog, &self.config)?;
-        sources::plan_sources(&mut joins, &registry)?;
+        let provider = WithCatalog {
+            catalog: &catalog,
+            registry: &registry,
+        };
+        check_statement(&probe, &provider, &self.config)?;
         registry.catalog.register_view(create.view);
         Ok(format!("created view {name}"))
     }
@@ -287,5 +292,22 @@ impl Error {
             text: statement.first_line().chars().take(80).collect(),
             source: Box::new(self),
         }
+    }
+}
+
+/// The session's tables and sources with another catalog (one with a view
+/// about to be created).
+struct WithCatalog<'a> {
+    catalog: &'a Catalog,
+    registry: &'a Registry,
+}
+
+impl CatalogProvider for WithCatalog<'_> {
+    fn catalog(&self) -> &Catalog {
+        self.catalog
+    }
+
+    fn scan_source(&self, scan: &ScanSpec<'_>) -> Result<Arc<dyn ScanSource>, BoxError> {
+        self.registry.scan_source(scan)
     }
 }

@@ -2,13 +2,20 @@
 //! record batches back.
 //!
 //! A [`Session`] holds a [`Config`], its tables and views, and a worker
-//! pool. [`Session::sql`] plans a query (hints resolved per query block,
-//! HINTS.md), lowers it to a physical plan whose joins run on the kernels,
-//! and streams the result; [`Session::collect`] gathers it;
-//! [`Session::explain`] shows each join's strategy and why.
+//! pool. [`Session::sql`] plans a statement in one call down into the
+//! planner ([`tenon_planner::prepare::plan_statement`], with the session as
+//! its [`CatalogProvider`](tenon_planner::prepare::CatalogProvider): the
+//! schemas, statistics and views, and each scan's source given its
+//! OPTIONS) and returns the planned [`Query`], which collects, streams,
+//! explains and explain-analyzes without planning again;
+//! [`Session::collect`], [`Session::query`], [`Session::explain`] and
+//! [`Session::explain_analyze`] are that call and one of these.
+//! [`Session::table`] builds a join in Rust ([`JoinBuilder`]). Settings are
+//! [`Session::set`] strings or typed methods (`set_memory_limit`, ...).
 //!
 //! Tables come from [`Session::register_batch`] (rows in memory),
-//! [`Session::register_file`] (a file read into memory at once),
+//! [`Session::register_file`] (a file read lazily, by each query's scans),
+//! [`Session::register_file_in_memory`] (read once and kept),
 //! [`Session::register_tpch`], or a Flink-style `CREATE TABLE t (...) WITH
 //! ('connector' = 'filesystem', 'path' = ..., 'format' = ...)` statement,
 //! whose file is read when a query first needs it (see
@@ -58,28 +65,32 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
+mod builder;
 mod ddl;
+mod explain;
 mod output;
+mod query;
+mod settings;
 mod sources;
 mod stack;
 
 use std::path::Path;
-use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::time::Instant;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use tenon_planner::choose::{JoinPlan, PlanError, plan_joins};
 use tenon_planner::config::Config;
-use tenon_planner::exec::{self, ExecError, PhysicalPlan, TableData, Tables};
-use tenon_planner::expr::QueryContext;
+use tenon_planner::exec::TableData;
+use tenon_planner::prepare::plan_statement;
 
-use crate::error::Error;
+use crate::error::{Cause, Error};
 use crate::io::{FileFormat, read_table};
 
+pub use builder::{JoinBuilder, TableRef};
+pub use explain::{JoinReport, PlanReport};
 pub use output::{Explain, QueryOutput, QueryStream, StatementOutput};
-use sources::{FileTable, Loaded, Registry, ScanSources};
+pub use query::Query;
+use sources::{FileTable, Loaded, Registry};
 use stack::on_planning_stack;
 
 /// A query engine instance: settings, tables and views, and workers.
@@ -107,14 +118,7 @@ fn build_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, Error> {
     builder
         .build()
         .map(Arc::new)
-        .map_err(|e| Error::Resource(format!("cannot start worker threads: {e}")))
-}
-
-/// A planned query, ready to run.
-struct Prepared {
-    joins: JoinPlan,
-    physical: PhysicalPlan,
-    sources: ScanSources,
+        .map_err(|e| Error::Resource(Cause::context("cannot start worker threads", e)))
 }
 
 impl Session {
@@ -154,22 +158,6 @@ impl Session {
         &self.config
     }
 
-    /// Changes one setting, as `--set KEY=VALUE` does (`threads`,
-    /// `batch_size`, `broadcast_threshold`, `hint_mode`,
-    /// `disabled_strategies`, `memory_limit`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Config`] for an unknown key or a bad value.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), Error> {
-        let threads = self.config.threads;
-        self.config.set(key, value)?;
-        if self.config.threads != threads {
-            self.pool = build_pool(self.config.threads)?;
-        }
-        Ok(())
-    }
-
     /// Registers `batches` (all of `schema`) as table `name`, replacing a
     /// table or view of that name. SQL names fold to lower case unless
     /// quoted, so register lower-case names to use them unquoted.
@@ -187,11 +175,11 @@ impl Session {
             .iter()
             .position(|b| b.schema().fields() != schema.fields())
         {
-            return Err(Error::Plan(format!(
+            return Err(Error::Plan(Cause::from(format!(
                 "table `{name}`: batch {i} has schema {:?}, not the table's {:?}",
                 batches[i].schema(),
                 schema
-            )));
+            ))));
         }
         self.registry_mut()
             .insert_data(name, TableData::new(schema, batches));
@@ -300,24 +288,16 @@ impl Session {
         self.read().catalog.view_names()
     }
 
-    /// Plans `sql`: each join's strategy (EXPLAIN) and the physical plan.
-    fn prepare(&self, sql: &str) -> Result<Prepared, Error> {
-        let registry = self.read();
-        let ctx = QueryContext::new();
-        let mut joins = plan_joins(sql, &registry.catalog, &self.config)?;
-        let sources = sources::plan_sources(&mut joins, &registry)?;
-        let physical = if sources.is_empty() {
-            exec::lower(&joins, &registry.tables, &self.config, &ctx)
-        } else {
-            let tables = sources.lowering_tables(&registry.tables);
-            exec::lower(&joins, &tables, &self.config, &ctx)
-        }
-        .map_err(Error::planning)?;
-        Ok(Prepared {
-            joins,
-            physical,
-            sources,
-        })
+    /// Plans `sql` in one call down into the planner (the session its
+    /// catalog): each join's strategy, each scan's source, the physical
+    /// plan.
+    fn prepare(&self, sql: &str) -> Result<Query, Error> {
+        let prepared = plan_statement(sql, &*self.read(), &self.config)?;
+        Ok(Query::planned(
+            prepared,
+            Arc::clone(&self.pool),
+            self.config.batch_size,
+        ))
     }
 
     /// Each join's strategy, build side and reason, and the physical plan,
@@ -330,8 +310,7 @@ impl Session {
     pub fn explain(&self, sql: &str) -> Result<Explain, Error> {
         on_planning_stack(|| {
             ddl::refuse_ddl(sql, "EXPLAIN")?;
-            let prepared = self.prepare(sql)?;
-            Ok(Explain::new(&prepared.joins, &prepared.physical, false))
+            self.prepare(sql)?.explain()
         })
     }
 
@@ -345,12 +324,7 @@ impl Session {
     pub fn explain_analyze(&self, sql: &str) -> Result<(Explain, QueryOutput), Error> {
         on_planning_stack(|| {
             ddl::refuse_ddl(sql, "EXPLAIN ANALYZE")?;
-            let prepared = self.prepare(sql)?;
-            let output = self.run_prepared(&prepared)?;
-            Ok((
-                Explain::new(&prepared.joins, &prepared.physical, true),
-                output,
-            ))
+            self.prepare(sql)?.explain_analyze()
         })
     }
 
@@ -363,50 +337,7 @@ impl Session {
     ///
     /// As [`Session::sql`], and execution errors.
     pub fn query(&self, sql: &str) -> Result<QueryOutput, Error> {
-        on_planning_stack(|| {
-            if self.run_if_ddl(sql)?.is_some() {
-                return Ok(QueryOutput::empty());
-            }
-            let prepared = self.prepare(sql)?;
-            self.run_prepared(&prepared)
-        })
-    }
-
-    /// The tables `prepared` runs on: the session's own when it needs
-    /// nothing else, else with its scans' entries read.
-    fn run_tables<'a>(
-        &self,
-        registry: &'a Registry,
-        prepared: &Prepared,
-    ) -> Result<std::borrow::Cow<'a, Tables>, Error> {
-        if prepared.sources.is_empty() {
-            return Ok(std::borrow::Cow::Borrowed(&registry.tables));
-        }
-        let tables = prepared.sources.materialize(
-            &registry.tables,
-            self.config.batch_size,
-            &prepared.physical,
-        )?;
-        Ok(std::borrow::Cow::Owned(tables))
-    }
-
-    fn run_prepared(&self, prepared: &Prepared) -> Result<QueryOutput, Error> {
-        let registry = self.read();
-        let start = Instant::now();
-        let reads_files = prepared.sources.reads_files();
-        let tables = self.run_tables(&registry, prepared)?;
-        let batches = exec::collect(
-            &prepared.physical,
-            &tables,
-            &self.pool,
-            self.config.batch_size,
-        )?;
-        Ok(QueryOutput {
-            schema: prepared.physical.schema.clone(),
-            batches,
-            elapsed: start.elapsed(),
-            reads_files,
-        })
+        on_planning_stack(|| self.sql(sql)?.run())
     }
 
     /// Runs `sql` and collects its result batches (none for a DDL
@@ -419,10 +350,10 @@ impl Session {
         Ok(self.query(sql)?.batches)
     }
 
-    /// Plans `sql` and starts running it on the session's workers; the
-    /// result arrives as a stream of batches while the query runs (a few
-    /// batches are buffered). Dropping the stream stops the query. A DDL
-    /// statement runs at once and gives an empty stream.
+    /// Plans `sql` once and returns the planned [`Query`]: collect it,
+    /// stream it, explain it, explain-analyze it, as often as needed,
+    /// without planning again. A DDL statement runs at once and gives a
+    /// query of no rows.
     ///
     /// # Errors
     ///
@@ -430,52 +361,13 @@ impl Session {
     /// columns), [`Error::Hint`] (malformed, unknown or misplaced hints,
     /// hints naming tables that are not inputs of their block, strict-mode
     /// violations), [`Error::Options`] (unknown OPTIONS keys, bad values),
-    /// [`Error::Plan`] (SQL tenon does not run), [`Error::Io`] (a file a
-    /// scan reads), [`Error::Ddl`]. Execution errors arrive in the stream.
-    pub fn sql(&self, sql: &str) -> Result<QueryStream, Error> {
-        on_planning_stack(|| self.start_stream(sql))
-    }
-
-    /// [`Session::sql`], on the planning stack.
-    fn start_stream(&self, sql: &str) -> Result<QueryStream, Error> {
-        let (tx, rx) = sync_channel::<Result<RecordBatch, Error>>(4);
-        if self.run_if_ddl(sql)?.is_some() {
-            drop(tx);
-            return Ok(QueryStream {
-                schema: QueryOutput::empty().schema,
-                rx,
-                handle: None,
-            });
-        }
-        let prepared = self.prepare(sql)?;
-        let schema = prepared.physical.schema.clone();
-        let tables: Tables = {
-            let registry = self.read();
-            self.run_tables(&registry, &prepared)?.into_owned()
-        };
-        let pool = Arc::clone(&self.pool);
-        let batch_size = self.config.batch_size;
-        let physical = prepared.physical;
-        let handle = std::thread::Builder::new()
-            .name("tenon-query".into())
-            .stack_size(stack::QUERY_THREAD_STACK)
-            .spawn(move || {
-                // `SyncSender` is `Sync`: the workers send through one
-                // shared reference.
-                let result = exec::execute(&physical, &tables, &pool, batch_size, &|b| {
-                    tx.send(Ok(b)).map_err(|_| ExecError::Cancelled)
-                });
-                if let Err(e) = result
-                    && !matches!(e, ExecError::Cancelled)
-                {
-                    let _ = tx.send(Err(e.into()));
-                }
-            })
-            .map_err(|e| Error::Resource(format!("cannot start the query thread: {e}")))?;
-        Ok(QueryStream {
-            schema,
-            rx,
-            handle: Some(handle),
+    /// [`Error::Plan`] (SQL tenon does not run), [`Error::Ddl`].
+    pub fn sql(&self, sql: &str) -> Result<Query, Error> {
+        on_planning_stack(|| {
+            if self.run_if_ddl(sql)?.is_some() {
+                return Ok(Query::done(Arc::clone(&self.pool), self.config.batch_size));
+            }
+            self.prepare(sql)
         })
     }
 }
@@ -501,13 +393,4 @@ fn single_format(path: &Path) -> Option<FileFormat> {
         }
     }
     found
-}
-
-impl From<PlanError> for Error {
-    fn from(e: PlanError) -> Self {
-        match e {
-            PlanError::Sql(e) => Error::Sql(e),
-            PlanError::Hint(e) => Error::Hint(e),
-        }
-    }
 }

@@ -10,7 +10,7 @@ use arrow_schema::{Schema, SchemaRef};
 use tenon_planner::choose::{JoinPlan, PlannedJoin};
 use tenon_planner::exec::PhysicalPlan;
 
-use crate::error::Error;
+use crate::error::{Cause, Error};
 
 /// A query's complete result.
 #[derive(Debug, Clone)]
@@ -81,9 +81,9 @@ impl Iterator for QueryStream {
                 if let Some(h) = self.handle.take()
                     && h.join().is_err()
                 {
-                    return Some(Err(Error::Execution(
-                        "internal: the query thread panicked".into(),
-                    )));
+                    return Some(Err(Error::Execution(Cause::from(
+                        "internal: the query thread panicked",
+                    ))));
                 }
                 None
             }
@@ -102,7 +102,7 @@ impl std::fmt::Debug for QueryStream {
 /// A query's plan: every join's decision and the physical operator tree.
 #[derive(Debug, Clone)]
 pub struct Explain {
-    /// Every join, in CLI.md's order, with strategy, build side and reason.
+    /// Every join, in docs/cli.md's order, with strategy, build side and reason.
     pub joins: Vec<PlannedJoin>,
     json: String,
     joins_text: String,
@@ -134,7 +134,7 @@ impl Explain {
         s
     }
 
-    /// For machines: CLI.md's `{"joins": [...]}` object.
+    /// For machines: docs/cli.md's `{"joins": [...]}` object.
     pub fn to_json(&self) -> String {
         self.json.clone()
     }

@@ -2,25 +2,23 @@
 //! files, read while the query's scans run (a [`TableSource`] the planner's
 //! scan calls with the columns it uses and its filter, see
 //! [`stream_table`]), or, for tables held in memory, once and kept; and
-//! the scans that read a table with their own options (HINTS.md H40).
+//! the scans that read a table with their own options (docs/hints.md H40).
 //!
 //! # Per-scan options
 //!
-//! A query's plan names each scan's data by a name the executor looks up
-//! in [`Tables`]. A scan with `/*+ OPTIONS(...) */` gets its own entry: the
-//! planner's [`ScanOptions`](tenon_planner::choose::ScanOptions) are checked
-//! against the table's format (H41), the `TableScan` at that path is
-//! renamed to `table /*+ OPTIONS('k'='v', ...) */` (the schema and
-//! everything above stay as planned), and when the query runs that entry
-//! is filled: a source reading the file with the table's options merged
-//! with the scan's (the table's declared or registered schema kept), or,
-//! for `scan.batch-size` alone, the table's rows in smaller batches. Other
-//! scans of the same table keep the table's own entry. A table held in
+//! The registry is the planner's
+//! [`CatalogProvider`](tenon_planner::prepare::CatalogProvider): for each
+//! scan the planner asks for its source, with the scan's
+//! `/*+ OPTIONS(...) */`, which are checked here against the table's format
+//! (H41). The planner gives a scan with options its own entry (named
+//! `table /*+ OPTIONS('k'='v', ...) */`), whose source reads the file with
+//! the table's options merged with the scan's (the table's declared or
+//! registered schema kept), or, for `scan.batch-size` alone, the table's
+//! rows in smaller batches. Other scans of the same table read the table's
+//! own source. A source is opened when the plan runs: a table held in
 //! memory (`'scan.in-memory' = 'true'`, `register_file_in_memory`) is read
-//! by the first query that scans it and kept (an `Arc`, not a copy). A
-//! query without OPTIONS that reads no file table has no entries at all
-//! and runs on the session's tables as they are: nothing is copied or
-//! read.
+//! by the first run that scans it and kept (an `Arc`, not a copy), charged
+//! to each run's budget; a table registered in memory is scanned as it is.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -28,12 +26,12 @@ use std::sync::{Arc, Mutex};
 
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::SchemaRef;
-use tenon_planner::choose::JoinPlan;
 use tenon_planner::exec::{
-    ExecError, Operator, PhysicalPlan, ScanReport, ScanRequest, Sink, TableData, TableSource,
-    Tables,
+    ExecError, ScanReport, ScanRequest, Sink, TableData, TableSource, Tables,
 };
+use tenon_planner::hints::Position;
 use tenon_planner::kernels::MemoryBudget;
+use tenon_planner::prepare::{BoxError, CatalogProvider, OpenedScan, ScanSource, ScanSpec};
 use tenon_planner::sql::{Catalog, SqlError, TableStats};
 
 use crate::error::Error;
@@ -321,11 +319,13 @@ pub(crate) fn stats_of(data: &TableData) -> TableStats {
     }
 }
 
-/// Where one entry of a query's tables comes from.
+/// Where the rows of one entry of a query's scans come from.
 #[derive(Debug)]
-enum ScanSource {
-    /// A file table not held in memory, read with its own options.
-    Registered(Arc<FileTable>),
+enum SessionScan {
+    /// Rows registered in memory, scanned as they are.
+    Memory(Arc<TableData>),
+    /// A file table, read with its own options.
+    File(Arc<FileTable>),
     /// A scan with its own options.
     Options {
         base: Base,
@@ -342,85 +342,155 @@ enum Base {
     Memory(Arc<TableData>),
 }
 
-/// The entries a query needs beyond the session's tables in memory (module
-/// docs); empty for most queries.
-#[derive(Debug, Default)]
-pub(crate) struct ScanSources {
-    entries: Vec<(String, ScanSource)>,
+/// A session error carried through the executor's error type (turned back
+/// by `From<ExecError> for Error`).
+fn carried(e: Error) -> ExecError {
+    ExecError::Source(Box::new(e))
 }
 
-/// The entry name of a scan with options: `t /*+ OPTIONS('k'='v') */`.
-fn entry_name(table: &str, options: &[(String, String)]) -> String {
-    let pairs: Vec<String> = options
-        .iter()
-        .map(|(k, v)| format!("'{}'='{}'", k.replace('\'', "''"), v.replace('\'', "''")))
-        .collect();
-    format!("{table} /*+ OPTIONS({}) */", pairs.join(", "))
-}
+impl ScanSource for SessionScan {
+    fn schema(&self) -> SchemaRef {
+        match self {
+            SessionScan::File(f)
+            | SessionScan::Options {
+                base: Base::File(f),
+                ..
+            } => Arc::clone(&f.schema),
+            SessionScan::Memory(d)
+            | SessionScan::Options {
+                base: Base::Memory(d),
+                ..
+            } => Arc::clone(&d.schema),
+        }
+    }
 
-/// Checks the query's OPTIONS against its tables (H41), gives each scan with
-/// options its own entry (renaming its `TableScan` in `joins`), and lists
-/// the file tables not in memory it reads.
-///
-/// # Errors
-///
-/// [`Error::Options`] for an unknown key or a bad value.
-pub(crate) fn plan_sources(
-    joins: &mut JoinPlan,
-    registry: &Registry,
-) -> Result<ScanSources, Error> {
-    let mut sources = ScanSources::default();
-    for scan in joins.scan_options.clone() {
-        let place = OptionsPlace::Hint {
-            table: scan.table.clone(),
-            line: scan.position.line,
-            column: scan.position.column,
+    fn open(&self, batch_size: usize, budget: &MemoryBudget) -> Result<OpenedScan, ExecError> {
+        let (loaded, ignores) = match self {
+            SessionScan::Memory(d) => {
+                return Ok(OpenedScan {
+                    data: Arc::clone(d),
+                    skipped_rows: None,
+                });
+            }
+            SessionScan::File(f) => (
+                f.data_for(&f.settings, batch_size, budget)
+                    .map_err(carried)?,
+                f.in_memory && f.settings.csv.ignore_parse_errors,
+            ),
+            SessionScan::Options {
+                base: Base::File(f),
+                settings,
+                reread: true,
+            } => (f.streamed(settings), false),
+            SessionScan::Options {
+                base: Base::File(f),
+                settings,
+                reread: false,
+            } if !f.in_memory => {
+                let own = ScanSettings {
+                    scan_batch_size: settings.scan_batch_size,
+                    ..f.settings.clone()
+                };
+                (f.streamed(&own), false)
+            }
+            SessionScan::Options {
+                base: Base::File(f),
+                settings,
+                reread: false,
+            } => {
+                let l = f
+                    .data_for(&f.settings, batch_size, budget)
+                    .map_err(carried)?;
+                let size = settings.scan_batch_size.unwrap_or(batch_size);
+                (
+                    Loaded {
+                        data: Arc::new(rebatch(&l.data, size)),
+                        skipped: l.skipped,
+                    },
+                    f.settings.csv.ignore_parse_errors,
+                )
+            }
+            SessionScan::Options {
+                base: Base::Memory(d),
+                settings,
+                ..
+            } => {
+                let size = settings.scan_batch_size.unwrap_or(batch_size);
+                (
+                    Loaded {
+                        data: Arc::new(rebatch(d, size)),
+                        skipped: 0,
+                    },
+                    false,
+                )
+            }
         };
-        let (base, format, settings) = if let Some(file) = registry.files.get(&scan.table) {
+        Ok(OpenedScan {
+            data: loaded.data,
+            skipped_rows: ignores.then_some(loaded.skipped),
+        })
+    }
+
+    /// A table not held in memory, a scan whose OPTIONS re-read the file,
+    /// or a table held in memory not read yet.
+    fn reads_files(&self) -> bool {
+        match self {
+            SessionScan::Memory(_) => false,
+            SessionScan::File(f)
+            | SessionScan::Options {
+                base: Base::File(f),
+                reread: false,
+                ..
+            } => !f.in_memory || !f.is_loaded(),
+            SessionScan::Options { reread, .. } => *reread,
+        }
+    }
+}
+
+/// The session's side of planning (module docs): its catalog, and each
+/// scan's source, its OPTIONS checked against the table (H41).
+impl CatalogProvider for Registry {
+    fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    fn scan_source(&self, scan: &ScanSpec<'_>) -> Result<Arc<dyn ScanSource>, BoxError> {
+        let table = scan.table;
+        let (base, format, settings) = if let Some(file) = self.files.get(table) {
             (Base::File(Arc::clone(file)), file.format, &file.settings)
-        } else if let Some(data) = registry.tables.get(&scan.table) {
+        } else if let Some(data) = self.tables.get(table) {
             (
                 Base::Memory(Arc::clone(data)),
                 None,
                 &ScanSettings::default(),
             )
         } else {
-            return Err(Error::Sql(SqlError::UnknownTable {
-                name: scan.table.clone(),
-                known: registry.catalog.relation_names(),
-            }));
+            return Err(Box::new(Error::Sql(SqlError::UnknownTable {
+                name: table.to_string(),
+                known: self.catalog.relation_names(),
+            })));
         };
-        let settings = apply_dynamic_options(settings, format, &place, &scan.options)?;
-        let reread = matches!(base, Base::File(_)) && rereads_file(&scan.options);
-        let key = entry_name(&scan.table, &scan.options);
-        let path = scan.path.clone();
-        joins.rename_scan(&path, &key)?;
-        if !sources.entries.iter().any(|(k, _)| *k == key) {
-            sources.entries.push((
-                key,
-                ScanSource::Options {
-                    base,
-                    settings,
-                    reread,
-                },
-            ));
+        if scan.options.is_empty() {
+            return Ok(Arc::new(match base {
+                Base::File(f) => SessionScan::File(f),
+                Base::Memory(d) => SessionScan::Memory(d),
+            }));
         }
+        let position = scan.position.unwrap_or(Position::new(0, 0));
+        let place = OptionsPlace::Hint {
+            table: table.to_string(),
+            line: position.line,
+            column: position.column,
+        };
+        let settings = apply_dynamic_options(settings, format, &place, scan.options)
+            .map_err(|e| -> BoxError { Box::new(Error::from(e)) })?;
+        let reread = matches!(base, Base::File(_)) && rereads_file(scan.options);
+        Ok(Arc::new(SessionScan::Options {
+            base,
+            settings,
+            reread,
+        }))
     }
-    // file tables (never in `tables`): their scans need an entry
-    if registry.files.is_empty() {
-        return Ok(sources);
-    }
-    for name in joins.scanned_tables() {
-        if registry.tables.contains_key(&name) {
-            continue;
-        }
-        if let Some(file) = registry.files.get(&name) {
-            sources
-                .entries
-                .push((name, ScanSource::Registered(Arc::clone(file))));
-        }
-    }
-    Ok(sources)
 }
 
 /// `data` in batches of at most `size` rows (slices, no copy).
@@ -438,141 +508,6 @@ fn rebatch(data: &TableData, size: usize) -> TableData {
     TableData {
         batches,
         ..data.clone()
-    }
-}
-
-impl ScanSources {
-    /// Whether the query runs on the session's tables as they are.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// Whether running the query reads files (a table not held in memory,
-    /// a scan whose OPTIONS re-read the file, or a table held in memory
-    /// not read yet).
-    pub(crate) fn reads_files(&self) -> bool {
-        self.entries.iter().any(|(_, source)| match source {
-            ScanSource::Registered(f)
-            | ScanSource::Options {
-                base: Base::File(f),
-                reread: false,
-                ..
-            } => !f.in_memory || !f.is_loaded(),
-            ScanSource::Options { reread, .. } => *reread,
-        })
-    }
-
-    /// The tables to lower the plan against: every entry present with its
-    /// schema (its rows are read when the query runs).
-    pub(crate) fn lowering_tables(&self, tables: &Tables) -> Tables {
-        let mut out = tables.clone();
-        for (key, source) in &self.entries {
-            let schema = match source {
-                ScanSource::Registered(f)
-                | ScanSource::Options {
-                    base: Base::File(f),
-                    ..
-                } => Arc::clone(&f.schema),
-                ScanSource::Options {
-                    base: Base::Memory(d),
-                    ..
-                } => Arc::clone(&d.schema),
-            };
-            out.insert(key.clone(), Arc::new(TableData::new(schema, Vec::new())));
-        }
-        out
-    }
-
-    /// The tables to run the plan on: the session's, and every entry read.
-    /// Scans whose rows were read with `csv.ignore-parse-errors` get the
-    /// number of rows skipped in their metrics (EXPLAIN ANALYZE).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] when a file cannot be read (or, without
-    /// `csv.ignore-parse-errors`, holds a value that does not fit).
-    pub(crate) fn materialize(
-        &self,
-        tables: &Tables,
-        batch_size: usize,
-        plan: &PhysicalPlan,
-    ) -> Result<Tables, Error> {
-        let mut out = tables.clone();
-        let mut skipped: HashMap<&str, u64> = HashMap::new();
-        let budget = &plan.budget;
-        for (key, source) in &self.entries {
-            let (loaded, ignores) = match source {
-                ScanSource::Registered(f) => (
-                    f.data_for(&f.settings, batch_size, budget)?,
-                    f.in_memory && f.settings.csv.ignore_parse_errors,
-                ),
-                ScanSource::Options {
-                    base: Base::File(f),
-                    settings,
-                    reread: true,
-                } => (f.streamed(settings), false),
-                ScanSource::Options {
-                    base: Base::File(f),
-                    settings,
-                    reread: false,
-                } if !f.in_memory => {
-                    let own = ScanSettings {
-                        scan_batch_size: settings.scan_batch_size,
-                        ..f.settings.clone()
-                    };
-                    (f.streamed(&own), false)
-                }
-                ScanSource::Options {
-                    base: Base::File(f),
-                    settings,
-                    reread: false,
-                } => {
-                    let l = f.data_for(&f.settings, batch_size, budget)?;
-                    let size = settings.scan_batch_size.unwrap_or(batch_size);
-                    (
-                        Loaded {
-                            data: Arc::new(rebatch(&l.data, size)),
-                            skipped: l.skipped,
-                        },
-                        f.settings.csv.ignore_parse_errors,
-                    )
-                }
-                ScanSource::Options {
-                    base: Base::Memory(d),
-                    settings,
-                    ..
-                } => {
-                    let size = settings.scan_batch_size.unwrap_or(batch_size);
-                    (
-                        Loaded {
-                            data: Arc::new(rebatch(d, size)),
-                            skipped: 0,
-                        },
-                        false,
-                    )
-                }
-            };
-            if ignores {
-                skipped.insert(key.as_str(), loaded.skipped);
-            }
-            out.insert(key.clone(), loaded.data);
-        }
-        if !skipped.is_empty() {
-            note_skipped(plan, &skipped);
-        }
-        Ok(out)
-    }
-}
-
-/// Sets the skipped-row count of the scans of `skipped`'s entries.
-fn note_skipped(plan: &PhysicalPlan, skipped: &HashMap<&str, u64>) {
-    if let Operator::Scan { table, .. } = &plan.operator
-        && let Some(&n) = skipped.get(table.as_str())
-    {
-        let _ = plan.metrics.skipped_rows.set(n);
-    }
-    for child in plan.children() {
-        note_skipped(child, skipped);
     }
 }
 

@@ -19,17 +19,11 @@
 //! address-space cap (`ulimit -v`, `RLIMIT_AS`) counts the whole
 //! reservation, and nothing can reserve a thread stack without it (the
 //! mapping is made in full at `pthread_create`, and `MAP_NORESERVE` does
-//! not exempt it from `RLIMIT_AS`). The stacks were 512 MB for planning
-//! and 128 MB per worker: with 4 workers, 1 GB of a 1.5 GB cap before any
-//! data, so that a query under `ulimit -v 1500000` either could not start
-//! its workers or aborted on its first large allocation. The planning
-//! stack is now what the deepest statements the front end accepts need
-//! (its limits: `tenon_planner::sql` `EXPRESSION_DEPTH_LIMIT` and friends)
-//! with about 2 times headroom, measured in a debug build (whose frames
-//! are the largest): a 4,000-term `OR` chain or `+` chain touched 125 MB of
-//! it, 999 joined tables 46 MB. A worker stays at 128 MB: evaluating that
-//! `OR` chain touched 60 to 90 MB of one (runs differ), too close to
-//! anything smaller. Planning plus 4 workers reserve 768 MB; each further
+//! not exempt it from `RLIMIT_AS`). So the stacks are sized to what the
+//! deepest statements the front end accepts need (its limits:
+//! `tenon_planner::sql` `EXPRESSION_DEPTH_LIMIT` and friends), with about
+//! twice that as headroom in a debug build (whose frames are the largest),
+//! and no more: planning plus 4 workers reserve 768 MB; each further
 //! worker 128 MB (`--threads` sizes the pool: fewer threads leave more of
 //! a cap for data). The allocators' own reservations are kept small by the
 //! CLI (`cli::address_space`).
@@ -39,7 +33,7 @@
 
 use std::cell::Cell;
 
-use crate::error::Error;
+use crate::error::{Cause, Error};
 
 /// Stack bytes of the thread a statement is planned (and its result
 /// gathered) on.
@@ -78,7 +72,9 @@ pub(crate) fn on_planning_stack<T: Send>(
                 ON_PLANNING_STACK.with(|on| on.set(true));
                 work()
             })
-            .map_err(|e| Error::Resource(format!("cannot start the statement's thread: {e}")))?;
+            .map_err(|e| {
+                Error::Resource(Cause::context("cannot start the statement's thread", e))
+            })?;
         handle
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))

@@ -250,7 +250,10 @@ fn bad_cast_of_a_value_is_an_execution_error() {
 #[test]
 fn execution_errors_arrive_in_the_stream() {
     let s = s();
-    let stream = s.sql("SELECT v / 0 FROM a").expect("planning succeeds");
+    let stream = s
+        .sql("SELECT v / 0 FROM a")
+        .and_then(|q| q.stream())
+        .expect("planning succeeds");
     let items: Vec<_> = stream.collect();
     let errors: Vec<_> = items.iter().filter_map(|r| r.as_ref().err()).collect();
     assert_eq!(errors.len(), 1, "{items:?}");

@@ -28,6 +28,7 @@ mod memory;
 mod operators;
 mod options;
 mod or_joins;
+mod session_api;
 mod set_ops;
 mod tpch;
 mod tpch_hints;

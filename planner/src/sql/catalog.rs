@@ -6,8 +6,8 @@
 //! and functions. Functions come from datafusion-functions (scalar: `abs`,
 //! `coalesce`, `now`, string and date functions, ...) and
 //! datafusion-functions-aggregate (`count`, `sum`, `avg`, `min`, `max`, ...);
-//! with an empty registry `SqlToRel` cannot plan even `count(*)` (trap 3 in
-//! DEPENDENCIES.md). Window functions are not registered
+//! with an empty registry `SqlToRel` cannot plan even `count(*)` (an
+//! aggregate it looks up by name). Window functions are not registered
 //! (datafusion-functions-window is not a dependency).
 
 use std::collections::{BTreeMap, HashMap};
@@ -25,7 +25,7 @@ use super::error::SqlError;
 use super::wildcard::wildcard_marker_udf;
 
 /// Statistics about a table that the physical planner's cost model reads
-/// (HINTS.md H15). Every field is optional: unknown is a valid answer.
+/// (docs/hints.md H15). Every field is optional: unknown is a valid answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TableStats {
     /// Number of rows.
@@ -53,7 +53,7 @@ pub struct CatalogTable {
 }
 
 /// A view: a name for a query, planned where it is used as if it were the
-/// derived table `(body) AS name`, as its own query block (HINTS.md H30,
+/// derived table `(body) AS name`, as its own query block (docs/hints.md H30,
 /// H31; see `super::views`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ViewDef {

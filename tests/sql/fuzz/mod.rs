@@ -167,7 +167,10 @@ pub fn run_case(session: &Arc<Session>, sql: &str) -> Outcome {
         .stack_size(STACK)
         .spawn(move || {
             let result = catch_unwind(AssertUnwindSafe(|| {
-                let stream = session.sql(&text).map_err(|e| e.to_string())?;
+                let stream = session
+                    .sql(&text)
+                    .and_then(|q| q.stream())
+                    .map_err(|e| e.to_string())?;
                 let mut rows = 0;
                 for batch in stream {
                     rows += batch.map_err(|e| e.to_string())?.num_rows();

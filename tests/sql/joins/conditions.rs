@@ -281,7 +281,10 @@ fn streamed_result_equals_collected_result() {
     let sql = format!("SELECT /*+ SHUFFLE_HASH(b) */ {AB} FROM a FULL OUTER JOIN b ON a.k = b.k");
     for &(t, bs) in &CONFIGS {
         let s = session(t, bs);
-        let stream = s.sql(&sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        let stream = s
+            .sql(&sql)
+            .and_then(|q| q.stream())
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
         assert_eq!(stream.schema().fields().len(), 6);
         let batches: Vec<_> = stream.map(|b| b.expect("a batch")).collect();
         assert!(
@@ -301,6 +304,7 @@ fn dropping_a_stream_early_is_fine() {
     let s = session(4, 1);
     let mut stream = s
         .sql(&format!("SELECT {AB} FROM a CROSS JOIN b"))
+        .and_then(|q| q.stream())
         .expect("a stream");
     let first = stream.next().expect("a first batch").expect("no error");
     assert_eq!(first.num_rows(), 1);
