@@ -227,29 +227,14 @@ impl FromStr for HintMode {
 
 /// Default [`ResolveConfig::broadcast_threshold`]: 256 MiB.
 ///
-/// Calibrated with `tenon bench` (2 threads, this 2-core machine class,
-/// 2026-11-30, median of 3 runs, s; the estimate counts the columns the
-/// join reads: key and payload, 16 bytes a row). BROADCAST against
-/// SHUFFLE_HASH by build size, probe side 10x the build (fk_medium at
-/// `--scale` 0.1 to 4) or as large (fk_large at 1 and 2):
-///
-/// | build rows | estimate | BROADCAST | SHUFFLE_HASH | peak MiB (B / SH) |
-/// |-----------:|---------:|----------:|-------------:|------------------:|
-/// | 100K       | 1.5 MiB  | 0.0125    | 0.0119       | 6 / 6             |
-/// | 500K       | 7.6 MiB  | 0.0759    | 0.1187       | 25 / 65           |
-/// | 1M         | 15 MiB   | 0.1684    | 0.2541       | 49 / 130          |
-/// | 2M         | 31 MiB   | 0.3805    | 0.5522       | 99 / 259          |
-/// | 4M         | 61 MiB   | 0.8312    | 1.2829       | 198 / 517         |
-/// | 10M (1:1)  | 153 MiB  | 0.4525    | 0.5190       | 442 / 264         |
-/// | 20M (1:1)  | 305 MiB  | 0.9798    | 1.1539       | 884 / 528         |
-///
-/// The one shared table (with its key filter) is never slower than the
-/// partitioned join here, from 500K build rows on by 1.5x; only at 1:1
-/// sizes does it hold more memory (1.7x at 10M and 20M rows). 256 MiB
-/// admits the 10M-row build (15% faster) and leaves the 20M-row one, whose
-/// table would pass 800 MiB, to SHUFFLE_HASH. On TPC-H SF 1 it moved Q18
-/// from 0.52 s to 0.40 s and left the other join-heavy queries within
-/// noise (`tenon query --set broadcast_threshold=64MB|256MB`, alternated).
+/// The estimate counts the columns a join reads (on the synthetic
+/// workloads, key and payload: 16 bytes a row). One shared table (with its
+/// key filter) is faster than the partitioned join from a few hundred
+/// thousand build rows up, at the price of more memory when both sides are
+/// about as large; 256 MiB admits a 10M-row build side of two 8-byte
+/// columns and leaves larger ones, whose table would pass about 800 MiB, to
+/// SHUFFLE_HASH. The measurements behind the figure are in
+/// `benches/README.md` ("Design notes (history)").
 pub const DEFAULT_BROADCAST_THRESHOLD: u64 = 256 * 1024 * 1024;
 
 /// Settings of hint resolution and the default choice.
