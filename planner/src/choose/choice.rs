@@ -137,6 +137,7 @@ pub(super) fn set_operation_join(
         right: None,
         keys: key_texts(join),
         filter: join.filter.as_ref().map(ToString::to_string),
+        time_join: None,
         reason: format!("a set operation's join (INTERSECT / EXCEPT) takes no hints: {strategy}"),
         adaptive_build_side: allows_adaptive_build_side(&source, strategy),
         source,

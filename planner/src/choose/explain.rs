@@ -52,6 +52,10 @@ impl PlannedJoin {
         json_opt(&mut o, self.right.as_deref());
         o.push_str(", \"keys\": ");
         json_list(&mut o, &self.keys, |o, k| json_string(o, k));
+        if let Some(t) = &self.time_join {
+            o.push_str(", \"time_join\": ");
+            json_string(&mut o, t);
+        }
         o.push_str(", \"reason\": ");
         json_string(&mut o, &self.reason);
         o.push_str(", \"ignored_hints\": ");
@@ -98,6 +102,9 @@ impl fmt::Display for PlannedJoin {
         condition.extend(self.filter.clone());
         if !condition.is_empty() {
             write!(f, " ON {}", condition.join(" AND "))?;
+        }
+        if let Some(t) = &self.time_join {
+            write!(f, " [{t}]")?;
         }
         write!(f, ": {}", self.strategy)?;
         match (&self.build, self.build_side) {

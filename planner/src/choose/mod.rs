@@ -142,6 +142,9 @@ pub struct PlannedJoin {
     pub keys: Vec<String>,
     /// The rest of the join condition, as text.
     pub filter: Option<String>,
+    /// For a temporal or as-of join, what it does (its clause and
+    /// semantics, docs/time.md).
+    pub time_join: Option<String>,
     /// Why this strategy: `hint BROADCAST(t1) applied` or the default's
     /// reason.
     pub reason: String,

@@ -11,7 +11,7 @@ use super::{PlanError, PlannedJoin, allows_adaptive_build_side};
 use crate::hints::{BlockInput, BlockJoins, Hint, JoinDecision, JoinSite, SiteInput};
 use crate::kernels::{JoinType, Strategy};
 use crate::sql::{
-    Catalog, InputKind, JoinInput, JoinRef, QueryBlock, SqlError, TableStats, node_at,
+    Catalog, InputKind, JoinInput, JoinRef, QueryBlock, SqlError, TableStats, TimeJoin, node_at,
 };
 
 /// Prefix of the aliases the front end gives `IN` / `NOT IN` subqueries it
@@ -72,6 +72,7 @@ impl BlockToDecide<'_> {
     pub(super) fn planned(&self, j: usize, decision: JoinDecision) -> PlannedJoin {
         let site = &self.joins.joins[j];
         let (jref, join) = (&self.block.joins[j], &self.nodes[j]);
+        let time_join = TimeJoin::of(join).ok().flatten();
         let build = decision
             .build_side
             .and_then(|side| site.input(side).name.clone());
@@ -85,7 +86,11 @@ impl BlockToDecide<'_> {
             left: site.left.name.clone(),
             right: site.right.name.clone(),
             keys: key_texts(join),
-            filter: join.filter.as_ref().map(ToString::to_string),
+            filter: time_join
+                .as_ref()
+                .map_or(join.filter.as_ref(), |t| t.residual.as_ref())
+                .map(ToString::to_string),
+            time_join: time_join.as_ref().map(TimeJoin::describe),
             reason: or_note(decision.reason, decision.strategy, join),
             adaptive_build_side: allows_adaptive_build_side(&decision.source, decision.strategy),
             source: decision.source,
@@ -163,7 +168,9 @@ fn join_site(
         site_input(&jref.left, catalog, estimator, &left_keys, &join.left),
         site_input(&jref.right, catalog, estimator, &right_keys, &join.right),
     );
-    if join.on.is_empty() {
+    if crate::sql::is_time_join(join) {
+        site = site.time_join();
+    } else if join.on.is_empty() {
         site = site.non_equi();
     }
     if from_subquery {

@@ -106,6 +106,9 @@ pub struct JoinSite {
     /// rather than written as a join: such semi/anti joins take no join
     /// hints (H14 extends hints to *explicit* semi/anti joins only).
     pub from_subquery: bool,
+    /// Whether it is a temporal or as-of join (docs/time.md): it runs
+    /// BROADCAST of its right (versioned) side or SHUFFLE_MERGE only.
+    pub time_join: bool,
     /// The left input.
     pub left: SiteInput,
     /// The right input.
@@ -120,6 +123,7 @@ impl JoinSite {
             join_type,
             has_equi_condition: true,
             from_subquery: false,
+            time_join: false,
             left,
             right,
         }
@@ -128,6 +132,12 @@ impl JoinSite {
     /// Without an equi condition (only a non-equi predicate, or CROSS).
     pub fn non_equi(mut self) -> Self {
         self.has_equi_condition = false;
+        self
+    }
+
+    /// A temporal or as-of join.
+    pub fn time_join(mut self) -> Self {
+        self.time_join = true;
         self
     }
 
@@ -148,6 +158,9 @@ impl JoinSite {
     /// The sides that BROADCAST may broadcast (H13, H14): not the side an
     /// outer join preserves, and neither side of a FULL OUTER join.
     pub fn broadcastable(&self) -> &'static [JoinSide] {
+        if self.time_join {
+            return &[JoinSide::Right];
+        }
         match self.join_type {
             JoinType::Inner => &[JoinSide::Left, JoinSide::Right],
             JoinType::Left
@@ -163,6 +176,9 @@ impl JoinSite {
     /// equi-join (BROADCAST only when a side may be broadcast), only
     /// NEST_LOOP without an equi condition.
     pub fn runnable(&self) -> Vec<Strategy> {
+        if self.time_join {
+            return vec![Strategy::Broadcast, Strategy::ShuffleMerge];
+        }
         if !self.has_equi_condition {
             return vec![Strategy::NestLoop];
         }

@@ -69,6 +69,14 @@ pub enum IgnoreReason {
     },
     /// The strategy is in `disabled_strategies` (H16).
     Disabled(Strategy),
+    /// A temporal or as-of join runs as BROADCAST of its right (versioned)
+    /// side or as SHUFFLE_MERGE only (H53).
+    TimeJoin {
+        /// The hinted strategy.
+        strategy: Strategy,
+        /// The hinted side.
+        side: JoinSide,
+    },
     /// The join is a semi/anti join planned from a subquery (H14).
     SubqueryJoin,
     /// An earlier hint already decided this join (H21, H22).
@@ -105,6 +113,17 @@ impl fmt::Display for IgnoreReason {
                 side_name(*side)
             ),
             IgnoreReason::Disabled(s) => write!(f, "{s} is disabled by disabled_strategies"),
+            IgnoreReason::TimeJoin { strategy, side } => match strategy {
+                Strategy::Broadcast => write!(
+                    f,
+                    "a temporal or as-of join keeps every row of its {} input and searches                      the right one: BROADCAST builds the right input only",
+                    side_name(*side)
+                ),
+                other => write!(
+                    f,
+                    "a temporal or as-of join runs as BROADCAST of its right input or                      SHUFFLE_MERGE, not {other}"
+                ),
+            },
             IgnoreReason::SubqueryJoin => f.write_str(
                 "join hints apply to explicit LEFT SEMI / LEFT ANTI joins, not to semi/anti \
                  joins planned from IN / EXISTS subqueries",

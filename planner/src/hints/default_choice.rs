@@ -43,6 +43,9 @@ pub(crate) fn default_choice(
             disabled: config.disabled_strategies.clone(),
         });
     }
+    if site.time_join {
+        return Ok(time_join_choice(site, config));
+    }
     if !site.has_equi_condition {
         let (side, why) = smaller_side(site, &[JoinSide::Left, JoinSide::Right]);
         return Ok((
@@ -128,6 +131,49 @@ pub(crate) fn default_choice(
              NEST_LOOP building the {why}"
         ),
     ))
+}
+
+/// A temporal or as-of join (H53): BROADCAST of the right (versioned) side
+/// when it is at or below the broadcast threshold (or of unknown size),
+/// searched from the left side's rows as they come; otherwise SHUFFLE_MERGE,
+/// which partitions and sorts both sides. Called only when one of the two
+/// is enabled.
+fn time_join_choice(
+    site: &JoinSite,
+    config: &ResolveConfig,
+) -> (Strategy, Option<JoinSide>, String) {
+    let threshold = fmt_bytes(config.broadcast_threshold);
+    let right = site.right.estimate;
+    let small = right.is_none_or(|e| e.bytes <= config.broadcast_threshold);
+    let broadcast = config.enabled(Strategy::Broadcast);
+    if broadcast && (small || !config.enabled(Strategy::ShuffleMerge)) {
+        let why = match right {
+            Some(e) if small => format!(
+                "the versioned (right) input {} <= broadcast threshold {threshold}",
+                fmt_bytes(e.bytes)
+            ),
+            Some(_) => "SHUFFLE_MERGE is disabled".to_string(),
+            None => "no size estimate for the versioned (right) input".to_string(),
+        };
+        return (
+            Strategy::Broadcast,
+            Some(JoinSide::Right),
+            format!("default: {why}, so BROADCAST it, sorted per key, and search it per row"),
+        );
+    }
+    let why = if broadcast {
+        format!(
+            "the versioned (right) input {} > broadcast threshold {threshold}",
+            fmt_bytes(right.map_or(0, |e| e.bytes))
+        )
+    } else {
+        "BROADCAST is disabled".to_string()
+    };
+    (
+        Strategy::ShuffleMerge,
+        None,
+        format!("default: {why}, so SHUFFLE_MERGE: partition and sort both inputs and merge"),
+    )
 }
 
 /// The smaller of the candidate sides, and a phrase saying which and why

@@ -269,6 +269,17 @@ fn invalid_because(
     if site.from_subquery {
         return Some(IgnoreReason::SubqueryJoin);
     }
+    if site.time_join {
+        let runs = match strategy {
+            Strategy::Broadcast => side == JoinSide::Right,
+            Strategy::ShuffleMerge => true,
+            Strategy::ShuffleHash | Strategy::NestLoop => false,
+        };
+        if !runs {
+            return Some(IgnoreReason::TimeJoin { strategy, side });
+        }
+        return (!config.enabled(strategy)).then_some(IgnoreReason::Disabled(strategy));
+    }
     if strategy != Strategy::NestLoop && !site.has_equi_condition {
         return Some(IgnoreReason::NoEquiCondition(strategy));
     }

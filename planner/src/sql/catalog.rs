@@ -22,6 +22,7 @@ use datafusion_expr::{AggregateUDF, HigherOrderUDF, ScalarUDF, TableSource, Wind
 
 use super::blocks::block_marker_udf;
 use super::error::SqlError;
+use super::time_join::time_join_marker_udf;
 use super::wildcard::wildcard_marker_udf;
 
 /// Statistics about a table that the physical planner's cost model reads
@@ -40,6 +41,49 @@ pub struct TableStats {
     pub column_bytes: Vec<u64>,
 }
 
+/// What a table declares about time and versions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableTime {
+    /// PRIMARY KEY columns (folded names, declared order); empty when none.
+    pub primary_key: Vec<String>,
+    /// The event-time attribute (WATERMARK FOR column) and the watermark
+    /// expression text.
+    pub event_time: Option<EventTime>,
+    /// The PROCTIME() computed column, if declared.
+    pub proc_time: Option<String>,
+    /// For a change-log table: the name of its versions relation.
+    pub versions: Option<String>,
+}
+
+impl TableTime {
+    /// Whether the table is versioned: a primary key and a time attribute.
+    pub fn is_versioned(&self) -> bool {
+        !self.primary_key.is_empty() && (self.event_time.is_some() || self.proc_time.is_some())
+    }
+}
+
+/// A table's event-time attribute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventTime {
+    /// The column (folded).
+    pub column: String,
+    /// The watermark expression, as written.
+    pub watermark: String,
+}
+
+/// A temporal table function over a versioned table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemporalFunction {
+    /// The function's name (folded).
+    pub name: String,
+    /// The table it reads.
+    pub table: String,
+    /// The table's time attribute the versions are ordered by.
+    pub time: String,
+    /// The key columns.
+    pub key: Vec<String>,
+}
+
 /// One registered table: its schema and statistics.
 #[derive(Debug, Clone)]
 pub struct CatalogTable {
@@ -50,6 +94,8 @@ pub struct CatalogTable {
     pub schema: SchemaRef,
     /// What is known about the table's data.
     pub stats: TableStats,
+    /// What it declares about time and versions.
+    pub time: TableTime,
 }
 
 /// A view: a name for a query, planned where it is used as if it were the
@@ -88,6 +134,7 @@ pub struct ViewDef {
 pub struct Catalog {
     tables: BTreeMap<String, CatalogTable>,
     views: BTreeMap<String, ViewDef>,
+    temporal_functions: BTreeMap<String, TemporalFunction>,
     options: ConfigOptions,
 }
 
@@ -103,6 +150,7 @@ impl Catalog {
         Catalog {
             tables: BTreeMap::new(),
             views: BTreeMap::new(),
+            temporal_functions: BTreeMap::new(),
             options: ConfigOptions::default(),
         }
     }
@@ -126,8 +174,44 @@ impl Catalog {
                 name,
                 schema,
                 stats,
+                time: TableTime::default(),
             },
         );
+    }
+
+    /// Registers (or replaces) a table with statistics and time attributes.
+    pub fn register_table_with_time(
+        &mut self,
+        name: impl Into<String>,
+        schema: SchemaRef,
+        stats: TableStats,
+        time: TableTime,
+    ) {
+        let name = name.into();
+        self.tables.insert(
+            name.clone(),
+            CatalogTable {
+                name,
+                schema,
+                stats,
+                time,
+            },
+        );
+    }
+
+    /// Registers (or replaces) a temporal table function.
+    pub fn register_temporal_function(&mut self, f: TemporalFunction) {
+        self.temporal_functions.insert(f.name.clone(), f);
+    }
+
+    /// The temporal table function `name`, if any.
+    pub fn temporal_function(&self, name: &str) -> Option<&TemporalFunction> {
+        self.temporal_functions.get(name)
+    }
+
+    /// Removes the temporal table function `name`.
+    pub fn drop_temporal_function(&mut self, name: &str) -> Option<TemporalFunction> {
+        self.temporal_functions.remove(name)
     }
 
     /// The table registered under `name` (exact spelling), if any.
@@ -203,6 +287,8 @@ fn registry() -> &'static FunctionRegistry {
         scalar.insert(marker.name().to_string(), marker);
         let wildcard = Arc::new(wildcard_marker_udf());
         scalar.insert(wildcard.name().to_string(), wildcard);
+        let time_join = Arc::new(time_join_marker_udf());
+        scalar.insert(time_join.name().to_string(), time_join);
         for f in datafusion_functions::all_default_functions() {
             for alias in f.aliases() {
                 scalar.insert(alias.clone(), Arc::clone(&f));

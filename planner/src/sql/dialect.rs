@@ -105,6 +105,13 @@ impl Dialect for TenonDialect {
             )
     }
 
+    /// `FOR SYSTEM_TIME AS OF` after a table name (temporal joins); the
+    /// other table versions sqlparser then reads are refused by the
+    /// time-join rewrite.
+    fn supports_table_versioning(&self) -> bool {
+        true
+    }
+
     fn parse_infix(
         &self,
         parser: &mut Parser,

@@ -16,6 +16,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use super::time_join::is_time_join;
+
 use datafusion_common::tree_node::{Transformed, TreeNode};
 use datafusion_common::{Column, DFSchema, NullEquality, Result, TableReference};
 
@@ -298,7 +300,8 @@ pub(crate) fn factor_or(expr: Expr) -> Expr {
 /// rather than `n²` schema searches (`n³` column comparisons). Conjuncts
 /// with unqualified columns are checked join by join, as before.
 fn push_into(plan: LogicalPlan, conjuncts: &mut [Option<Expr>]) -> Result<(LogicalPlan, bool)> {
-    if !matches!(&plan, LogicalPlan::Join(j) if j.join_type == JoinType::Inner) {
+    if !matches!(&plan, LogicalPlan::Join(j) if j.join_type == JoinType::Inner && !is_time_join(j))
+    {
         return Ok((plan, false));
     }
     let mut leaves = Vec::new();
@@ -347,7 +350,7 @@ fn inner_join_tree<'a>(
     joins: &mut Vec<TreeJoin<'a>>,
 ) {
     match plan {
-        LogicalPlan::Join(join) if join.join_type == JoinType::Inner => {
+        LogicalPlan::Join(join) if join.join_type == JoinType::Inner && !is_time_join(join) => {
             let lo = leaves.len();
             inner_join_tree(&join.left, leaves, joins);
             let mid = leaves.len();
@@ -374,7 +377,7 @@ fn rebuild_inner_joins(
     let LogicalPlan::Join(join) = plan else {
         return Ok((plan, false));
     };
-    if join.join_type != JoinType::Inner {
+    if join.join_type != JoinType::Inner || is_time_join(&join) {
         return Ok((LogicalPlan::Join(join), false));
     }
     let Join {

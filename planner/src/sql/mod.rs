@@ -48,6 +48,7 @@ mod scalar;
 mod set_ops;
 mod statement;
 mod subquery;
+mod time_join;
 mod unsupported;
 mod views;
 mod wildcard;
@@ -58,7 +59,9 @@ pub use blocks::{
     InputKind, JoinInput, JoinRef, PlanPath, QueryBlock, ScanRef, TableHint, node_at,
     replace_node_at,
 };
-pub use catalog::{Catalog, CatalogTable, TableStats, ViewDef};
+pub use catalog::{
+    Catalog, CatalogTable, EventTime, TableStats, TableTime, TemporalFunction, ViewDef,
+};
 pub use dialect::{NESTING_LIMIT, TenonDialect};
 pub use error::SqlError;
 pub(crate) use error::planner_words;
@@ -77,6 +80,7 @@ pub use statement::{
     split_statements,
 };
 pub use subquery::in_subqueries_to_joins;
+pub use time_join::{TOMBSTONE_COLUMN, TimeJoin, TimeJoinKind, is_time_join};
 pub use unsupported::{
     ARITHMETIC_DEPTH_LIMIT, EXPRESSION_DEPTH_LIMIT, FROM_TABLES_LIMIT, SET_OPERATION_LIMIT,
     WITH_CLAUSES_LIMIT,
@@ -180,7 +184,7 @@ impl PlannedQuery {
 /// ```
 pub fn plan_sql(catalog: &Catalog, sql: &str) -> Result<PlannedQuery, SqlError> {
     let mut comments = hint_comments::HintComments::tokenize(sql)?;
-    let statement = views::parse_query(sql)?;
+    let statement = views::parse_query(sql, catalog)?;
     let (plan, expansion) = views::Expansion::plan(catalog, statement, &mut comments)?;
     let plan = plan_set_operations_all(plan)?;
     let table_rows = |name: &str| catalog.table(name).and_then(|t| t.stats.row_count);
@@ -190,12 +194,14 @@ pub fn plan_sql(catalog: &Catalog, sql: &str) -> Result<PlannedQuery, SqlError> 
     let plan = scalar_subqueries_to_joins(plan)?;
     let plan = push_down_filters(plan)?;
     let plan = extract_join_keys(plan)?;
+    time_join::check_time_joins(&plan, catalog)?;
     let views::Finished {
         plan,
         blocks,
         order: block_order,
         unclaimed: view_hints,
     } = expansion.finish(plan)?;
+    let plan = time_join::hide_tombstones(plan)?;
     if blocks::has_marker(&plan) {
         return Err(SqlError::Plan(
             "internal: a query block marker survived planning".into(),

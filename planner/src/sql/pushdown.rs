@@ -205,6 +205,13 @@ fn on_pushable(join: &Join) -> (bool, bool) {
     if join.null_aware {
         return (false, false);
     }
+    if let Some(tj) = temporal(join) {
+        // a temporal join tests its residual on the chosen version: nothing
+        // goes into the versioned side; an as-of join's other conditions
+        // filter the right rows before the choice, as below
+        let left = join.join_type == JoinType::Inner;
+        return (left, !tj);
+    }
     match join.join_type {
         JoinType::Inner | JoinType::LeftSemi | JoinType::RightSemi => (true, true),
         JoinType::Left | JoinType::LeftAnti => (false, true),
@@ -232,7 +239,11 @@ fn push_into_join(join: Join, preds: Vec<Expr>) -> Result<(LogicalPlan, Vec<Expr
     let left_schema = Arc::clone(join.left.schema());
     let right_schema = Arc::clone(join.right.schema());
     let (on_left, on_right) = on_pushable(&join);
-    let (where_left, where_right, where_both) = where_pushable(join.join_type);
+    let (where_left, mut where_right, mut where_both) = where_pushable(join.join_type);
+    if temporal(&join).is_some() {
+        // the version is chosen before WHERE filters the joined rows
+        (where_right, where_both) = (false, false);
+    }
 
     let mut to_left = Vec::new();
     let mut to_right = Vec::new();
@@ -273,6 +284,18 @@ fn push_into_join(join: Join, preds: Vec<Expr>) -> Result<(LogicalPlan, Vec<Expr
         join.null_aware,
     )?;
     Ok((LogicalPlan::Join(join), above))
+}
+
+/// For a time join, whether its residual is tested after the version is
+/// chosen (a temporal join: `Some(true)`) or before (an as-of join:
+/// `Some(false)`); `None` for other joins.
+fn temporal(join: &Join) -> Option<bool> {
+    match super::time_join::TimeJoin::of(join) {
+        Ok(Some(tj)) => Some(tj.kind.filters_after_choice()),
+        Ok(None) => None,
+        // a malformed marker is reported by the checks; keep it whole
+        Err(_) => Some(true),
+    }
 }
 
 /// A conjunct that may move: deterministic, without subqueries or outer

@@ -310,7 +310,6 @@ impl Visitor for Refusals {
 /// The name of a join operator tenon does not run (`None` for one it runs).
 fn unsupported_join(op: &JoinOperator) -> Option<&'static str> {
     match op {
-        JoinOperator::AsOf { .. } => Some("ASOF JOIN"),
         JoinOperator::CrossApply => Some("CROSS APPLY"),
         JoinOperator::OuterApply => Some("OUTER APPLY"),
         JoinOperator::StraightJoin(_) => Some("STRAIGHT_JOIN"),

@@ -136,7 +136,7 @@ fn plan_statement(expansion: &Expansion<'_>, statement: Statement) -> DfResult<L
 }
 
 /// Parses `sql` as exactly one query.
-pub(crate) fn parse_query(sql: &str) -> Result<Statement, SqlError> {
+pub(crate) fn parse_query(sql: &str, catalog: &Catalog) -> Result<Statement, SqlError> {
     let mut statements = super::dialect::parser()
         .try_with_sql(sql)?
         .parse_statements()?;
@@ -148,6 +148,7 @@ pub(crate) fn parse_query(sql: &str) -> Result<Statement, SqlError> {
             let statement = statements.remove(0);
             if matches!(statement, Statement::Query(_)) {
                 let mut statement = super::unsupported::refuse_unsupported(statement)?;
+                super::time_join::rewrite_time_joins(&mut statement, catalog)?;
                 super::rebalance::rebalance_set_operations(&mut statement);
                 Ok(statement)
             } else {
@@ -247,7 +248,7 @@ impl<'a> Expansion<'a> {
 
     fn expand_body(&self, view: &ViewDef, start: usize) -> Result<LogicalPlan, SqlError> {
         let mut comments = HintComments::tokenize(&view.sql)?;
-        let mut statement = parse_query(&view.sql)?;
+        let mut statement = parse_query(&view.sql, self.catalog)?;
         let marked = blocks::mark_blocks(&mut statement, &mut comments, start)?;
         {
             let mut state = self.state.borrow_mut();

@@ -1,0 +1,702 @@
+//! The AST rewrite of time joins into marked ordinary joins (module docs of
+//! `super`).
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::VisitMut;
+use sqlparser::ast::{
+    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, Join,
+    JoinConstraint, JoinOperator, ObjectName, ObjectNamePart, Query, Select, SetExpr, Spanned,
+    Statement, TableAlias, TableFactor, TableVersion, TableWithJoins, VisitorMut,
+};
+
+use super::{TOMBSTONE_COLUMN, TimeJoinKind, marker_sql};
+use crate::sql::blocks::fold_ident;
+use crate::sql::catalog::{Catalog, CatalogTable};
+use crate::sql::error::SqlError;
+
+/// Rewrites every time join of `statement` (in subqueries and CTEs too)
+/// into an INNER or LEFT join carrying the marker.
+///
+/// # Errors
+/// [`SqlError::Unsupported`] / [`SqlError::Plan`] for what tenon does not
+/// run or a table that cannot be joined so: `TIMESTAMP AS OF` and other
+/// table versions, RIGHT / FULL temporal joins, a temporal join against a
+/// view or a table without a primary key or without an event-time
+/// attribute, a `MATCH_CONDITION` that is not one comparison, `USING`.
+pub(crate) fn rewrite_time_joins(
+    statement: &mut Statement,
+    catalog: &Catalog,
+) -> Result<(), SqlError> {
+    struct Rewrite<'a> {
+        catalog: &'a Catalog,
+    }
+    impl VisitorMut for Rewrite<'_> {
+        type Break = SqlError;
+        fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<SqlError> {
+            match rewrite_body(&mut query.body, self.catalog) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => ControlFlow::Break(e),
+            }
+        }
+    }
+    match statement.visit(&mut Rewrite { catalog }) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+fn rewrite_body(body: &mut SetExpr, catalog: &Catalog) -> Result<(), SqlError> {
+    match body {
+        SetExpr::Select(select) => rewrite_select(select, catalog),
+        SetExpr::SetOperation { left, right, .. } => {
+            rewrite_body(left, catalog)?;
+            rewrite_body(right, catalog)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// ` (line L, column C)` of a node.
+fn at(node: &impl Spanned) -> String {
+    let start = node.span().start;
+    if start.line == 0 {
+        String::new()
+    } else {
+        format!(" (line {}, column {})", start.line, start.column)
+    }
+}
+
+/// A relation in scope on the left of a join: the name its columns are
+/// qualified with, and the catalog table it reads (if it is one).
+struct InScope<'a> {
+    qualifier: String,
+    table: Option<&'a CatalogTable>,
+}
+
+fn single_name(name: &ObjectName) -> Option<String> {
+    match name.0.as_slice() {
+        [ObjectNamePart::Identifier(ident)] => Some(fold_ident(ident)),
+        _ => None,
+    }
+}
+
+fn scope_of<'a>(factor: &TableFactor, catalog: &'a Catalog, out: &mut Vec<InScope<'a>>) {
+    match factor {
+        TableFactor::Table { name, alias, .. } => {
+            let table = single_name(name).and_then(|n| catalog.table(&n));
+            let qualifier = match alias {
+                Some(a) => fold_ident(&a.name),
+                None => single_name(name).unwrap_or_default(),
+            };
+            out.push(InScope { qualifier, table });
+        }
+        TableFactor::NestedJoin {
+            table_with_joins, ..
+        } => {
+            scope_of(&table_with_joins.relation, catalog, out);
+            for j in &table_with_joins.joins {
+                scope_of(&j.relation, catalog, out);
+            }
+        }
+        TableFactor::Derived { alias: Some(a), .. } => out.push(InScope {
+            qualifier: fold_ident(&a.name),
+            table: None,
+        }),
+        _ => {}
+    }
+}
+
+fn rewrite_select(select: &mut Select, catalog: &Catalog) -> Result<(), SqlError> {
+    lateral_functions(select, catalog)?;
+    let mut scope = Vec::new();
+    for item in &mut select.from {
+        rewrite_joins(item, catalog, &mut scope)?;
+    }
+    Ok(())
+}
+
+fn rewrite_joins<'a>(
+    item: &mut TableWithJoins,
+    catalog: &'a Catalog,
+    scope: &mut Vec<InScope<'a>>,
+) -> Result<(), SqlError> {
+    if let TableFactor::NestedJoin {
+        table_with_joins, ..
+    } = &mut item.relation
+    {
+        rewrite_joins(table_with_joins, catalog, scope)?;
+    } else {
+        scope_of(&item.relation, catalog, scope);
+    }
+    for join in &mut item.joins {
+        if let TableFactor::NestedJoin {
+            table_with_joins, ..
+        } = &mut join.relation
+        {
+            let mut inner = Vec::new();
+            rewrite_joins(table_with_joins, catalog, &mut inner)?;
+        }
+        if matches!(join.join_operator, JoinOperator::AsOf { .. }) {
+            asof_join(join)?;
+        } else if let TableFactor::Table {
+            version: Some(_), ..
+        } = &join.relation
+        {
+            temporal_join(join, catalog, scope)?;
+        }
+        scope_of(&join.relation, catalog, scope);
+    }
+    if let TableFactor::Table {
+        version: Some(v),
+        name,
+        ..
+    } = &item.relation
+    {
+        return Err(SqlError::Unsupported(format!(
+            "`{name} {v}`{}: a table version is read only by a join: write \
+             `FROM probe [LEFT] JOIN {name} FOR SYSTEM_TIME AS OF probe.time ON ...` (to read \
+             the table as it is, drop the clause)",
+            at(v_span(v))
+        )));
+    }
+    Ok(())
+}
+
+fn v_span(v: &TableVersion) -> &Expr {
+    match v {
+        TableVersion::ForSystemTimeAsOf(e)
+        | TableVersion::TimestampAsOf(e)
+        | TableVersion::VersionAsOf(e) => e,
+        TableVersion::Function(e) => e,
+        TableVersion::Changes { .. } => &NO_EXPR,
+    }
+}
+
+static NO_EXPR: Expr = Expr::Value(sqlparser::ast::ValueWithSpan {
+    value: sqlparser::ast::Value::Null,
+    span: sqlparser::tokenizer::Span::empty(),
+});
+
+/// Parses tenon-generated SQL for an expression.
+fn parse_expr(sql: &str) -> Result<Expr, SqlError> {
+    Ok(crate::sql::dialect::parser()
+        .try_with_sql(sql)?
+        .parse_expr()?)
+}
+
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+fn and(a: Expr, b: Expr) -> Expr {
+    Expr::BinaryOp {
+        left: Box::new(Expr::Nested(Box::new(a))),
+        op: BinaryOperator::And,
+        right: Box::new(b),
+    }
+}
+
+/// Whether the time expression names a PROCTIME() column of a relation in
+/// scope.
+fn is_proc_time(time: &Expr, scope: &[InScope<'_>]) -> bool {
+    let proc = |s: &InScope<'_>, column: &str| {
+        s.table
+            .and_then(|t| t.time.proc_time.as_deref())
+            .is_some_and(|p| p == column)
+    };
+    match time {
+        Expr::Identifier(c) => {
+            let c = fold_ident(c);
+            scope.iter().any(|s| proc(s, &c))
+        }
+        Expr::CompoundIdentifier(parts) if parts.len() == 2 => {
+            let (q, c) = (fold_ident(&parts[0]), fold_ident(&parts[1]));
+            scope.iter().any(|s| s.qualifier == q && proc(s, &c))
+        }
+        _ => false,
+    }
+}
+
+/// INNER or LEFT, and the ON condition, of a temporal join.
+fn temporal_kind(join: &Join, what: &str) -> Result<(bool, Expr), SqlError> {
+    let (left, constraint) = match &join.join_operator {
+        JoinOperator::Join(c) | JoinOperator::Inner(c) => (false, c),
+        JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (true, c),
+        JoinOperator::Right(_) | JoinOperator::RightOuter(_) | JoinOperator::FullOuter(_) => {
+            return Err(SqlError::Unsupported(format!(
+                "a RIGHT or FULL join with {what}{}: temporal joins are INNER or LEFT (Flink \
+                 runs only these): write `probe [LEFT] JOIN versioned FOR SYSTEM_TIME AS OF ...`",
+                at(join)
+            )));
+        }
+        _ => {
+            return Err(SqlError::Unsupported(format!(
+                "{what}{} in a join that is not [INNER] JOIN or LEFT JOIN: temporal joins are \
+                 INNER or LEFT",
+                at(join)
+            )));
+        }
+    };
+    match constraint {
+        JoinConstraint::On(e) => Ok((left, e.clone())),
+        _ => Err(SqlError::Unsupported(format!(
+            "{what}{} without ON: a temporal join needs `ON probe.key = versioned.key` over \
+             the versioned table's primary key (USING and NATURAL are not taken)",
+            at(join)
+        ))),
+    }
+}
+
+/// A versioned table for a temporal join: its checks, the relation to
+/// read (its versions relation for a change log) and the tombstone.
+struct Versioned<'a> {
+    table: &'a CatalogTable,
+    relation: String,
+    tombstone: bool,
+}
+
+fn versioned<'a>(
+    catalog: &'a Catalog,
+    name: &str,
+    what: &str,
+    node: &impl Spanned,
+) -> Result<Versioned<'a>, SqlError> {
+    let Some(table) = catalog.table(name) else {
+        if catalog.view(name).is_some() {
+            return Err(SqlError::Unsupported(format!(
+                "{what}{} reads view `{name}`: versions belong to a versioned table (a table \
+                 with PRIMARY KEY ... NOT ENFORCED and WATERMARK FOR its time column), not to a \
+                 view or subquery",
+                at(node)
+            )));
+        }
+        return Err(SqlError::UnknownTable {
+            name: name.to_string(),
+            known: catalog.relation_names(),
+        });
+    };
+    if table.time.primary_key.is_empty() {
+        return Err(SqlError::Plan(format!(
+            "{what}{}: table `{name}` has no primary key, so tenon cannot tell which rows are \
+             versions of one key: declare `PRIMARY KEY (key) NOT ENFORCED` in its CREATE TABLE \
+             (with `WATERMARK FOR time_column AS ...` for its versions' time)",
+            at(node)
+        )));
+    }
+    Ok(match &table.time.versions {
+        Some(versions) => Versioned {
+            table: catalog.table(versions).unwrap_or(table),
+            relation: versions.clone(),
+            tombstone: catalog.table(versions).is_some(),
+        },
+        None => Versioned {
+            table,
+            relation: name.to_string(),
+            tombstone: false,
+        },
+    })
+}
+
+fn temporal_join(
+    join: &mut Join,
+    catalog: &Catalog,
+    scope: &[InScope<'_>],
+) -> Result<(), SqlError> {
+    let TableFactor::Table {
+        name,
+        alias,
+        version: Some(version),
+        args,
+        ..
+    } = &join.relation
+    else {
+        return Ok(());
+    };
+    let TableVersion::ForSystemTimeAsOf(time) = version else {
+        return Err(SqlError::Unsupported(format!(
+            "`{version}`{}: tenon reads versions with `FOR SYSTEM_TIME AS OF probe.time` in a \
+             join (SQL:2011, as Flink)",
+            at(v_span(version))
+        )));
+    };
+    let what = format!("`{name} FOR SYSTEM_TIME AS OF {time}`");
+    if args.is_some() {
+        return Err(SqlError::Unsupported(format!(
+            "{what}{}: a table function cannot be versioned",
+            at(time)
+        )));
+    }
+    let Some(table_name) = single_name(name) else {
+        return Err(SqlError::Unsupported(format!(
+            "{what}: tenon has one namespace, name the table without a schema or catalog"
+        )));
+    };
+    let (left, on) = temporal_kind(join, &what)?;
+    let table = versioned(catalog, &table_name, &what, time)?;
+    let kind = if is_proc_time(time, scope) {
+        TimeJoinKind::Latest
+    } else {
+        TimeJoinKind::Temporal
+    };
+    let event_time = table
+        .table
+        .time
+        .event_time
+        .as_ref()
+        .map(|e| e.column.clone());
+    if kind == TimeJoinKind::Temporal && event_time.is_none() {
+        return Err(SqlError::Plan(format!(
+            "{what}{}: table `{table_name}` has no event-time attribute to find the version \
+             valid at `{time}`: declare `WATERMARK FOR time_column AS time_column` in its \
+             CREATE TABLE (or join on a PROCTIME() column of the probe side for the latest \
+             versions)",
+            at(time)
+        )));
+    }
+    let qualifier = match alias {
+        Some(a) => fold_ident(&a.name),
+        None => table_name.clone(),
+    };
+    let clause = format!("FOR SYSTEM_TIME AS OF {time}");
+    let left_time = time.to_string();
+    let right_time = event_time.map(|c| format!("{}.{}", quoted(&qualifier), quoted(&c)));
+    let tombstone = table
+        .tombstone
+        .then(|| format!("{}.{}", quoted(&qualifier), quoted(TOMBSTONE_COLUMN)));
+    let note = table
+        .table
+        .time
+        .event_time
+        .as_ref()
+        .map_or(String::new(), |e| {
+            format!(
+                "the watermark `{}` of `{table_name}` has no effect in batch: every version is \
+             known before the join runs",
+                e.watermark
+            )
+        });
+    let marker = parse_expr(&marker_sql(
+        kind,
+        ">=",
+        &clause,
+        &note,
+        (kind == TimeJoinKind::Temporal).then_some(left_time.as_str()),
+        right_time.as_deref(),
+        tombstone.as_deref(),
+    ))?;
+    let relation = TableFactor::Table {
+        name: ObjectName::from(vec![Ident::with_quote('"', table.relation.clone())]),
+        alias: Some(TableAlias {
+            explicit: true,
+            name: Ident::with_quote('"', qualifier),
+            columns: Vec::new(),
+            at: None,
+        }),
+        args: None,
+        with_hints: Vec::new(),
+        version: None,
+        with_ordinality: false,
+        partitions: Vec::new(),
+        json_path: None,
+        sample: None,
+        index_hints: Vec::new(),
+    };
+    let condition = JoinConstraint::On(and(on, marker));
+    join.relation = relation;
+    join.join_operator = if left {
+        JoinOperator::LeftOuter(condition)
+    } else {
+        JoinOperator::Inner(condition)
+    };
+    Ok(())
+}
+
+fn asof_join(join: &mut Join) -> Result<(), SqlError> {
+    let JoinOperator::AsOf {
+        match_condition,
+        constraint,
+    } = &join.join_operator
+    else {
+        return Ok(());
+    };
+    if let TableFactor::Table {
+        version: Some(v), ..
+    } = &join.relation
+    {
+        return Err(SqlError::Unsupported(format!(
+            "`{v}` on the right side of an ASOF JOIN{}: an as-of join finds the closest row by \
+             its MATCH_CONDITION; use one of the two",
+            at(v_span(v))
+        )));
+    }
+    let mut condition = match_condition;
+    while let Expr::Nested(inner) = condition {
+        condition = inner;
+    }
+    let clause = format!("MATCH_CONDITION ({match_condition})");
+    let Expr::BinaryOp { left, op, right } = condition else {
+        return Err(bad_match(&clause, match_condition));
+    };
+    let op = match op {
+        BinaryOperator::GtEq => ">=",
+        BinaryOperator::Gt => ">",
+        BinaryOperator::LtEq => "<=",
+        BinaryOperator::Lt => "<",
+        _ => return Err(bad_match(&clause, match_condition)),
+    };
+    let marker = parse_expr(&marker_sql(
+        TimeJoinKind::Asof,
+        op,
+        &clause,
+        "",
+        Some(&left.to_string()),
+        Some(&right.to_string()),
+        None,
+    ))?;
+    let on = match constraint {
+        JoinConstraint::On(e) => and(e.clone(), marker),
+        JoinConstraint::None => marker,
+        _ => {
+            return Err(SqlError::Unsupported(format!(
+                "ASOF JOIN with USING or NATURAL{}: write the equality conditions as `ON l.key \
+                 = r.key`",
+                at(match_condition)
+            )));
+        }
+    };
+    join.join_operator = JoinOperator::LeftOuter(JoinConstraint::On(on));
+    Ok(())
+}
+
+fn bad_match(clause: &str, node: &Expr) -> SqlError {
+    SqlError::Unsupported(format!(
+        "{clause}{}: the match condition of an as-of join is one comparison of a time of \
+         each side with >=, >, <= or < (`MATCH_CONDITION (l.t >= r.t)`); put other \
+         conditions in ON",
+        at(node)
+    ))
+}
+
+/// The temporal table function a `LATERAL TABLE (f(t))` factor calls:
+/// the function's name and its argument.
+fn lateral_call(factor: &TableFactor) -> Option<(String, Expr, Option<&TableAlias>)> {
+    let TableFactor::Function {
+        lateral: true,
+        name,
+        args,
+        alias,
+        ..
+    } = factor
+    else {
+        return None;
+    };
+    if !single_name(name).is_some_and(|n| n == "table") {
+        return None;
+    }
+    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(f)))] = args.as_slice() else {
+        return None;
+    };
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(time))] = list.args.as_slice() else {
+        return None;
+    };
+    Some((single_name(&f.name)?, time.clone(), alias.as_ref()))
+}
+
+/// `FROM probe, LATERAL TABLE (F(t))` and `probe [LEFT] JOIN LATERAL TABLE
+/// (F(t)) ON ...` over a registered temporal table function, as the
+/// temporal join `probe JOIN table FOR SYSTEM_TIME AS OF t`; in the comma
+/// form the key equalities move from WHERE into ON.
+fn lateral_functions(select: &mut Select, catalog: &Catalog) -> Result<(), SqlError> {
+    let mut i = 0;
+    while i < select.from.len() {
+        // the join form
+        for join in &mut select.from[i].joins {
+            if let Some((f, time, alias)) = lateral_call(&join.relation)
+                && let Some(function) = catalog.temporal_function(&f)
+            {
+                let function = function.clone();
+                let (relation, _) = function_relation(&function, alias, &f)?;
+                join.relation = versioned_factor(relation, &time, alias, &f);
+            }
+        }
+        // the comma form
+        if i > 0
+            && let Some((f, time, alias)) = lateral_call(&select.from[i].relation)
+            && let Some(function) = catalog.temporal_function(&f)
+        {
+            let function = function.clone();
+            let (relation, qualifier) = function_relation(&function, alias, &f)?;
+            let relation = versioned_factor(relation, &time, alias, &f);
+            let keys = take_key_equalities(select, &function, &qualifier, &f)?;
+            let item = select.from.remove(i);
+            let previous = &mut select.from[i - 1];
+            previous.joins.push(Join {
+                relation,
+                global: false,
+                join_operator: JoinOperator::Inner(JoinConstraint::On(keys)),
+            });
+            previous.joins.extend(item.joins);
+            continue;
+        }
+        if let Some((f, _, _)) = lateral_call(&select.from[i].relation)
+            && let Some(function) = catalog.temporal_function(&f)
+        {
+            return Err(SqlError::Unsupported(format!(
+                "`LATERAL TABLE ({}(...))` first in FROM: a temporal table function joins the \
+                 tables before it: write `FROM probe, LATERAL TABLE ({}(probe.time)) WHERE ...`",
+                function.name, function.name
+            )));
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// The table a temporal function reads and the qualifier of its columns.
+fn function_relation(
+    function: &crate::sql::catalog::TemporalFunction,
+    alias: Option<&TableAlias>,
+    called: &str,
+) -> Result<(String, String), SqlError> {
+    if alias.is_some_and(|a| !a.columns.is_empty()) {
+        return Err(SqlError::Unsupported(format!(
+            "column aliases after `LATERAL TABLE ({called}(...))`: a temporal table function's \
+             columns are its table's; rename them in the SELECT list"
+        )));
+    }
+    let qualifier = alias.map_or_else(|| called.to_string(), |a| fold_ident(&a.name));
+    Ok((function.table.clone(), qualifier))
+}
+
+/// `table FOR SYSTEM_TIME AS OF time [AS alias]`, for the temporal join
+/// rewrite to take over.
+fn versioned_factor(
+    table: String,
+    time: &Expr,
+    alias: Option<&TableAlias>,
+    called: &str,
+) -> TableFactor {
+    TableFactor::Table {
+        name: ObjectName::from(vec![Ident::with_quote('"', table)]),
+        alias: Some(TableAlias {
+            explicit: true,
+            name: alias.map_or_else(|| Ident::with_quote('"', called), |a| a.name.clone()),
+            columns: Vec::new(),
+            at: None,
+        }),
+        args: None,
+        with_hints: Vec::new(),
+        version: Some(TableVersion::ForSystemTimeAsOf(time.clone())),
+        with_ordinality: false,
+        partitions: Vec::new(),
+        json_path: None,
+        sample: None,
+        index_hints: Vec::new(),
+    }
+}
+
+/// Takes the WHERE conjuncts that compare a key column of the function
+/// with `=` out of `select.selection`; their conjunction.
+fn take_key_equalities(
+    select: &mut Select,
+    function: &crate::sql::catalog::TemporalFunction,
+    qualifier: &str,
+    called: &str,
+) -> Result<Expr, SqlError> {
+    let is_key = |e: &Expr| match e {
+        Expr::Identifier(c) => function.key.contains(&fold_ident(c)),
+        Expr::CompoundIdentifier(p) if p.len() == 2 => {
+            fold_ident(&p[0]) == qualifier && function.key.contains(&fold_ident(&p[1]))
+        }
+        _ => false,
+    };
+    let key_of = |e: &Expr| match e {
+        Expr::Identifier(c) => fold_ident(c),
+        Expr::CompoundIdentifier(p) => fold_ident(&p[1]),
+        _ => String::new(),
+    };
+    let mut conjuncts = Vec::new();
+    if let Some(w) = select.selection.take() {
+        split_and(w, &mut conjuncts);
+    }
+    let mut keys = Vec::new();
+    let mut found = Vec::new();
+    let mut rest = Vec::new();
+    for c in conjuncts {
+        let key = match &c {
+            Expr::BinaryOp {
+                left,
+                op: BinaryOperator::Eq,
+                right,
+            } if is_key(left) != is_key(right) => Some(if is_key(left) {
+                key_of(left)
+            } else {
+                key_of(right)
+            }),
+            _ => None,
+        };
+        match key {
+            Some(k) => {
+                found.push(k);
+                keys.push(c);
+            }
+            None => rest.push(c),
+        }
+    }
+    select.selection = rest.into_iter().reduce(|a, b| Expr::BinaryOp {
+        left: Box::new(a),
+        op: BinaryOperator::And,
+        right: Box::new(b),
+    });
+    let missing: Vec<&String> = function.key.iter().filter(|k| !found.contains(k)).collect();
+    if !missing.is_empty() || keys.is_empty() {
+        return Err(SqlError::Plan(format!(
+            "`LATERAL TABLE ({called}(...))`: the temporal table function `{}` joins on its key \
+             ({}); compare {} with `=` to a column of the tables before it in WHERE",
+            function.name,
+            function.key.join(", "),
+            missing
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(keys
+        .into_iter()
+        .reduce(|a, b| Expr::BinaryOp {
+            left: Box::new(a),
+            op: BinaryOperator::And,
+            right: Box::new(b),
+        })
+        .unwrap_or(Expr::Value(sqlparser::ast::Value::Boolean(true).into())))
+}
+
+fn split_and(e: Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            split_and(*left, out);
+            split_and(*right, out);
+        }
+        Expr::Nested(inner)
+            if matches!(
+                inner.as_ref(),
+                Expr::BinaryOp {
+                    op: BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
+            split_and(*inner, out)
+        }
+        other => out.push(other),
+    }
+}
