@@ -85,7 +85,7 @@ mod tests {
         }?;
         let mut at = times.iter().enumerate().filter(|&(_, &t)| t == best);
         if walks_down(op) {
-            at.last().map(|(i, _)| i)
+            at.next_back().map(|(i, _)| i)
         } else {
             at.next().map(|(i, _)| i)
         }
