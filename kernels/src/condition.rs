@@ -13,7 +13,7 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Date64Type, DurationMicrosecondType, DurationMillisecondType,
+    Date32Type, Date64Type, Decimal128Type, DurationMicrosecondType, DurationMillisecondType,
     DurationNanosecondType, DurationSecondType, Float32Type, Float64Type, Int8Type, Int16Type,
     Int32Type, Int64Type, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
     Time64NanosecondType, TimestampMicrosecondType, TimestampMillisecondType,
@@ -195,11 +195,16 @@ pub(crate) fn check_condition(
 /// For values `a`, `b` of the column, `a < b` exactly when
 /// `image(a) < image(b)` (and likewise for `=`), with the float rules of
 /// [`RangeCondition`]. The image of a NULL is unspecified: check the
-/// validity.
+/// validity. Besides the types of [`range_type_supported`], `Decimal128`
+/// of precision at most 18 is taken: its unscaled values fit an `i64`
+/// exactly (values of one column share one scale, so they order as their
+/// unscaled integers).
 ///
 /// # Errors
 ///
-/// A type for which [`range_type_supported`] is false.
+/// A type for which [`range_type_supported`] is false (other than
+/// `Decimal128` of precision at most 18), a `Decimal128` of larger
+/// precision, or a `Decimal128` value outside its precision.
 pub fn ordered_values(array: &dyn Array) -> Result<(Vec<i64>, Option<NullBuffer>)> {
     use DataType::*;
     fn widen<T: ArrowPrimitiveType>(a: &dyn Array, f: impl Fn(T::Native) -> i64) -> Vec<i64> {
@@ -232,6 +237,7 @@ pub fn ordered_values(array: &dyn Array) -> Result<(Vec<i64>, Option<NullBuffer>
         Duration(TimeUnit::Millisecond) => widen::<DurationMillisecondType>(array, |v| v),
         Duration(TimeUnit::Microsecond) => widen::<DurationMicrosecondType>(array, |v| v),
         Duration(TimeUnit::Nanosecond) => widen::<DurationNanosecondType>(array, |v| v),
+        Decimal128(precision, _) => decimal_images(array, *precision)?,
         other => {
             return Err(KernelError::InvalidOptions(format!(
                 "range conditions do not support type {other}; pass the comparison as a join \
@@ -240,6 +246,33 @@ pub fn ordered_values(array: &dyn Array) -> Result<(Vec<i64>, Option<NullBuffer>
         }
     };
     Ok((values, array.logical_nulls()))
+}
+
+/// The unscaled values of a `Decimal128` column of precision at most 18,
+/// which fit an `i64` exactly (`|v| < 10^18 < 2^63`).
+fn decimal_images(array: &dyn Array, precision: u8) -> Result<Vec<i64>> {
+    if precision > 18 {
+        return Err(KernelError::InvalidOptions(format!(
+            "Decimal128({precision}, _) values cannot be compared exactly here: only precision up \
+             to 18 is supported; cast the column to a decimal of precision 18 or less, or to an \
+             integer"
+        )));
+    }
+    let p = array.as_primitive::<Decimal128Type>();
+    let nulls = p.nulls();
+    p.values()
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| match i64::try_from(v) {
+            Ok(v) => Ok(v),
+            // A NULL slot may hold any value; its image is unspecified.
+            Err(_) if nulls.is_some_and(|n| n.is_null(i)) => Ok(0),
+            Err(_) => Err(KernelError::InvalidOptions(format!(
+                "Decimal128({precision}, _) column holds the unscaled value {v} at row {i}, \
+                 which exceeds its precision; fix the data or cast the column to a wider type"
+            ))),
+        })
+        .collect()
 }
 
 /// The total-order image of a double: `-0.0` and `0.0` map to the same
@@ -292,6 +325,22 @@ mod tests {
     fn unsigned_images_keep_order() {
         let (img, _) = ordered_values(&UInt64Array::from(vec![0, 1, 1 << 63, u64::MAX])).unwrap();
         assert!(img.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn decimal_images_keep_order_up_to_precision_18() {
+        use arrow_array::Decimal128Array;
+        let big = 999_999_999_999_999_999i128;
+        let a = Decimal128Array::from(vec![-big, -5, 0, 7, big])
+            .with_precision_and_scale(18, 2)
+            .unwrap();
+        let (img, _) = ordered_values(&a).unwrap();
+        assert!(img.windows(2).all(|w| w[0] < w[1]));
+        let wide = Decimal128Array::from(vec![1i128])
+            .with_precision_and_scale(19, 0)
+            .unwrap();
+        let err = ordered_values(&wide).unwrap_err().to_string();
+        assert!(err.contains("precision up to 18"), "{err}");
     }
 
     #[test]

@@ -12,6 +12,11 @@
 //!   with presorted inputs and [`RangeCondition`]s beside the keys.
 //! * [`NestedLoopJoin`] (`nested`): any predicate over pairs of rows
 //!   ([`RangeCondition`]s and a [`JoinFilter`]), CROSS JOIN without one.
+//! * [`AsofJoin`] (`asof`): as-of and temporal joins: each left row takes
+//!   the one right version of its key closest in time under a
+//!   [`RangeCondition`] (or the latest), with tombstones and the filter
+//!   applied before or after the choice ([`FilterTiming`]), broadcast or
+//!   partitioned ([`AsofMode`]).
 //!
 //! They are built on one core that depends on no kernel: [`JoinInput`], the
 //! shared [`JoinOptions`] (batch size, threads, a [`MemoryBudget`],
@@ -36,6 +41,7 @@
 //! (`tenon_kernels::HashJoin`); the modules are private.
 #![deny(missing_docs)]
 
+mod asof;
 mod bitmap;
 mod condition;
 mod error;
@@ -51,6 +57,7 @@ mod nested;
 mod pool;
 mod rows;
 
+pub use asof::{AsofJoin, AsofMode, FilterTiming};
 pub use condition::{CmpOp, RangeCondition, ordered_values, range_type_supported};
 pub use error::{KernelError, Result};
 pub use filter::JoinFilter;
