@@ -74,6 +74,8 @@ pub struct JoinChoice {
     pub keys: Vec<String>,
     /// The rest of the join condition as text, for EXPLAIN.
     pub filter: Option<String>,
+    /// What a temporal or as-of join does, for EXPLAIN.
+    pub time_join: Option<String>,
 }
 
 impl From<&PlannedJoin> for JoinChoice {
@@ -88,6 +90,7 @@ impl From<&PlannedJoin> for JoinChoice {
             build: join.build.clone(),
             keys: join.keys.clone(),
             filter: join.filter.clone(),
+            time_join: join.time_join.clone(),
         }
     }
 }

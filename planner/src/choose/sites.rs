@@ -92,7 +92,8 @@ impl BlockToDecide<'_> {
                 .map(ToString::to_string),
             time_join: time_join.as_ref().map(TimeJoin::describe),
             reason: or_note(decision.reason, decision.strategy, join),
-            adaptive_build_side: allows_adaptive_build_side(&decision.source, decision.strategy),
+            adaptive_build_side: time_join.is_none()
+                && allows_adaptive_build_side(&decision.source, decision.strategy),
             source: decision.source,
             ignored_hints: decision.ignored,
         }

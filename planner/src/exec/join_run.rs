@@ -25,7 +25,7 @@ use std::time::Instant;
 use arrow_array::RecordBatch;
 
 use super::adapt::{self, Planned};
-use super::run::{Run, Sink, lock};
+use super::run::{Held, Run, Sink, lock};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
 use crate::kernels::{FedProbe, Join, JoinInput, JoinKernel, JoinSide, KernelError};
@@ -49,9 +49,19 @@ impl Run<'_> {
         match join.fed() {
             Some(fed) => self.fed_join(plan, join, fed, &out)?,
             None => {
+                let ordered = matches!(
+                    &plan.operator,
+                    Operator::Join { decision, .. } if decision.time_join.is_some()
+                );
                 let (l, r) = rayon::join(
                     || self.collect(left, "the join's collected left input"),
-                    || self.collect(right, "the join's collected right input"),
+                    || {
+                        if ordered {
+                            self.collect_in_order(right, "the join's collected right input")
+                        } else {
+                            self.collect(right, "the join's collected right input")
+                        }
+                    },
                 );
                 let (l, r) = (l?, r?);
                 let l_in = JoinInput::new(left.schema.clone(), l.batches);
@@ -60,6 +70,20 @@ impl Run<'_> {
             }
         }
         coalesce.flush(&recorded)
+    }
+
+    /// Every output batch of `plan` in the order of its tables' rows: the
+    /// right input of a temporal or as-of join, whose ties are broken by
+    /// that order (docs/time.md). The pipeline runs on a pool of one
+    /// thread, where rayon's parallel loops (the scans' morsels, a file
+    /// table's files and row groups) run their items in order.
+    fn collect_in_order(&self, plan: &PhysicalPlan, what: &'static str) -> Result<Held> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .thread_name(|_| "tenon-ordered".into())
+            .build()
+            .map_err(|e| ExecError::Unsupported(format!("starting a thread for {what}: {e}")))?;
+        pool.install(|| self.collect(plan, what))
     }
 
     /// A join whose kernel takes its probe side batch by batch (see the

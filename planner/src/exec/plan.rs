@@ -259,6 +259,9 @@ impl PhysicalPlan {
                 if let Some(f) = &d.filter {
                     let _ = write!(s, " filter={f}");
                 }
+                if let Some(t) = &d.time_join {
+                    let _ = write!(s, " [{t}]");
+                }
                 let _ = write!(s, " ({})", d.reason);
                 s
             }

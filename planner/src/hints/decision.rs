@@ -116,12 +116,14 @@ impl fmt::Display for IgnoreReason {
             IgnoreReason::TimeJoin { strategy, side } => match strategy {
                 Strategy::Broadcast => write!(
                     f,
-                    "a temporal or as-of join keeps every row of its {} input and searches                      the right one: BROADCAST builds the right input only",
+                    "a temporal or as-of join keeps every row of its {} input and searches \
+                     the right one: BROADCAST builds the right input only",
                     side_name(*side)
                 ),
                 other => write!(
                     f,
-                    "a temporal or as-of join runs as BROADCAST of its right input or                      SHUFFLE_MERGE, not {other}"
+                    "a temporal or as-of join runs as BROADCAST of its right input or \
+                     SHUFFLE_MERGE, not {other}"
                 ),
             },
             IgnoreReason::SubqueryJoin => f.write_str(

@@ -149,11 +149,11 @@ fn time_join_choice(
     if broadcast && (small || !config.enabled(Strategy::ShuffleMerge)) {
         let why = match right {
             Some(e) if small => format!(
-                "the versioned (right) input {} <= broadcast threshold {threshold}",
+                "the right (versioned) input {} <= broadcast threshold {threshold}",
                 fmt_bytes(e.bytes)
             ),
             Some(_) => "SHUFFLE_MERGE is disabled".to_string(),
-            None => "no size estimate for the versioned (right) input".to_string(),
+            None => "no size estimate for the right (versioned) input".to_string(),
         };
         return (
             Strategy::Broadcast,
@@ -163,7 +163,7 @@ fn time_join_choice(
     }
     let why = if broadcast {
         format!(
-            "the versioned (right) input {} > broadcast threshold {threshold}",
+            "the right (versioned) input {} > broadcast threshold {threshold}",
             fmt_bytes(right.map_or(0, |e| e.bytes))
         )
     } else {

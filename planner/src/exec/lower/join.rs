@@ -24,6 +24,7 @@ use crate::kernels::{
     HashJoin, HashJoinMode, Join, JoinKernel, JoinType, NestedLoopJoin, RangeCondition,
     SortMergeJoin, Strategy,
 };
+use crate::sql::TimeJoin;
 
 /// A SHUFFLE_MERGE or NEST_LOOP kernel builder with its range conditions
 /// (when there are any) and residual filter set, as a [`Join`].
@@ -42,12 +43,12 @@ macro_rules! with_condition {
 
 /// Which input a logical output column of the join comes from.
 #[derive(Clone, Copy)]
-struct Sides {
+pub(super) struct Sides {
     /// Whether the output has the left input's columns (not a right
     /// semi/anti join).
-    has_left: bool,
+    pub(super) has_left: bool,
     /// The left input's width.
-    left_width: usize,
+    pub(super) left_width: usize,
 }
 
 impl Sides {
@@ -63,7 +64,7 @@ impl Sides {
 
     /// The columns of one input that the output columns `need` read, in
     /// `need` order.
-    fn columns_of(self, need: &[usize], left: bool) -> impl Iterator<Item = usize> + '_ {
+    pub(super) fn columns_of(self, need: &[usize], left: bool) -> impl Iterator<Item = usize> + '_ {
         need.iter().filter_map(move |&c| match self.of(c) {
             (l, i) if l == left => Some(i),
             _ => None,
@@ -97,6 +98,9 @@ struct BoundCondition {
 
 impl Lowering<'_> {
     pub(super) fn join(&mut self, join: &LogicalJoin, need: &[usize]) -> Result<Lowered> {
+        if let Some(time) = TimeJoin::of(join).map_err(ExecError::Unsupported)? {
+            return self.time_join(join, time, need);
+        }
         let choice = self.choice_of(join)?;
         let (lschema, rschema) = (join.left.schema(), join.right.schema());
         let (lw, rw) = (lschema.fields().len(), rschema.fields().len());
@@ -133,7 +137,7 @@ impl Lowering<'_> {
 
     /// The decision the chooser made for `join`, found by the number the
     /// join node carries.
-    fn choice_of(&self, join: &LogicalJoin) -> Result<JoinChoice> {
+    pub(super) fn choice_of(&self, join: &LogicalJoin) -> Result<JoinChoice> {
         self.plan
             .decision_of(join)
             .map(JoinChoice::from)
@@ -329,7 +333,7 @@ impl Condition {
 
 /// The residual predicate (over the logical pair, left columns first) as a
 /// filter over the physical pair layout of `left` and `right`.
-fn pair_filter(
+pub(super) fn pair_filter(
     residual: &PhysicalExpr,
     left: &PhysicalPlan,
     right: &PhysicalPlan,
@@ -359,7 +363,7 @@ fn pair_filter(
 
 /// The physical column of each key on one side: plain columns where they
 /// are, computed keys appended by a projection over the side.
-fn with_keys(
+pub(super) fn with_keys(
     plan: PhysicalPlan,
     keys: &[PhysicalExpr],
     pos: &[usize],

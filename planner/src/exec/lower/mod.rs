@@ -35,6 +35,7 @@ use crate::sql::as_set_operation;
 
 mod join;
 mod ranges;
+mod time_join;
 
 /// A lowered node: the operator tree and which columns of the logical
 /// node it produces, in order.

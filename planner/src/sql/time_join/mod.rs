@@ -47,7 +47,8 @@ use datafusion_expr::{
 
 use crate::kernels::CmpOp;
 
-pub(crate) use check::{check_time_joins, hide_tombstones};
+pub use check::time_like;
+pub(crate) use check::{check_time_joins, hide_tombstones, time_type};
 pub(crate) use rewrite::rewrite_time_joins;
 
 /// Name of the marker function (see the module docs).
