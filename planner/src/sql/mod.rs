@@ -48,6 +48,8 @@ mod scalar;
 mod set_ops;
 mod statement;
 mod subquery;
+mod table_ddl;
+mod temporal_ddl;
 mod unsupported;
 mod views;
 mod wildcard;
@@ -58,7 +60,9 @@ pub use blocks::{
     InputKind, JoinInput, JoinRef, PlanPath, QueryBlock, ScanRef, TableHint, node_at,
     replace_node_at,
 };
-pub use catalog::{Catalog, CatalogTable, TableStats, ViewDef};
+pub use catalog::{
+    Catalog, CatalogTable, EventTime, TableStats, TableTime, TemporalFunction, ViewDef,
+};
 pub use dialect::{NESTING_LIMIT, TenonDialect};
 pub use error::SqlError;
 pub(crate) use error::planner_words;
@@ -77,6 +81,8 @@ pub use statement::{
     split_statements,
 };
 pub use subquery::in_subqueries_to_joins;
+pub use table_ddl::proc_time_type;
+pub use temporal_ddl::CreateTemporalFunction;
 pub use unsupported::{
     ARITHMETIC_DEPTH_LIMIT, EXPRESSION_DEPTH_LIMIT, FROM_TABLES_LIMIT, SET_OPERATION_LIMIT,
     WITH_CLAUSES_LIMIT,
