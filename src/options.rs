@@ -6,7 +6,8 @@
 //! |---|---|---|---|
 //! | `connector` | CREATE TABLE, required | `filesystem` | |
 //! | `path` | CREATE TABLE, required | a file or a directory of files | |
-//! | `format` | CREATE TABLE, required | `parquet`, `csv`, `arrow`, `json` | |
+//! | `format` | CREATE TABLE, required | `parquet`, `csv`, `arrow`, `json`, `debezium-json` (a change log: `crate::io::read_change_log`) | |
+//! | `debezium-json.ignore-parse-errors` | CREATE TABLE of `debezium-json` | `true` / `false`: skip and count lines that are not change events | `false` |
 //! | `csv.field-delimiter` | CSV | one ASCII character (`\t` for a tab) | `,` |
 //! | `csv.quote-character` | CSV | one ASCII character | `"` |
 //! | `csv.has-header` | CSV | `true` / `false`: the first line is a header (skipped) | `true` |
@@ -49,6 +50,10 @@ pub const PARQUET_BATCH_SIZE: &str = "parquet.batch-size";
 pub const SCAN_BATCH_SIZE: &str = "scan.batch-size";
 /// `scan.in-memory` (CREATE TABLE only).
 pub const SCAN_IN_MEMORY: &str = "scan.in-memory";
+/// `'format' = 'debezium-json'`: a change log of Debezium JSON events.
+pub const DEBEZIUM_JSON: &str = "debezium-json";
+/// `debezium-json.ignore-parse-errors` (CREATE TABLE of a change log only).
+pub const DEBEZIUM_IGNORE_PARSE_ERRORS: &str = "debezium-json.ignore-parse-errors";
 
 const CSV_KEYS: [&str; 5] = [
     CSV_FIELD_DELIMITER,
@@ -181,6 +186,9 @@ pub struct FileTableOptions {
     pub settings: ScanSettings,
     /// `scan.in-memory`: the rows are read once and kept.
     pub in_memory: bool,
+    /// `'format' = 'debezium-json'`: the files are a change log (their
+    /// `format` is then JSON); `Some(ignore_parse_errors)`.
+    pub change_log: Option<bool>,
 }
 
 /// The keys a table of `format` takes (`None`: a table in memory), the
@@ -272,15 +280,30 @@ pub fn parse_create_options(
     let format_name = get(FORMAT).ok_or_else(|| {
         missing(
             FORMAT,
-            "one of 'parquet', 'csv', 'arrow', 'json', e.g. 'format' = 'csv'",
+            "one of 'parquet', 'csv', 'arrow', 'json', 'debezium-json', e.g. 'format' = 'csv'",
         )
     })?;
-    let format = FileFormat::from_name(format_name).ok_or_else(|| OptionsError::BadValue {
-        place: place.clone(),
-        key: FORMAT.into(),
-        value: format_name.into(),
-        expected: "one of 'parquet', 'csv', 'arrow', 'json'".into(),
-    })?;
+    let is_change_log = format_name.eq_ignore_ascii_case(DEBEZIUM_JSON);
+    let format = if is_change_log {
+        FileFormat::Json
+    } else {
+        FileFormat::from_name(format_name).ok_or_else(|| OptionsError::BadValue {
+            place: place.clone(),
+            key: FORMAT.into(),
+            value: format_name.into(),
+            expected: "one of 'parquet', 'csv', 'arrow', 'json', 'debezium-json'".into(),
+        })?
+    };
+    let change_log = match (is_change_log, get(DEBEZIUM_IGNORE_PARSE_ERRORS)) {
+        (false, _) => None,
+        (true, None) => Some(false),
+        (true, Some(v)) => Some(boolean(v).ok_or_else(|| OptionsError::BadValue {
+            place: place.clone(),
+            key: DEBEZIUM_IGNORE_PARSE_ERRORS.into(),
+            value: v.into(),
+            expected: "'true' (skip lines that are not change events) or 'false'".into(),
+        })?),
+    };
     let in_memory = match get(SCAN_IN_MEMORY) {
         None => false,
         Some(v) => boolean(v).ok_or_else(|| OptionsError::BadValue {
@@ -296,6 +319,7 @@ pub fn parse_create_options(
             ![CONNECTOR, PATH, FORMAT, SCAN_IN_MEMORY]
                 .iter()
                 .any(|d| k.eq_ignore_ascii_case(d))
+                && !(is_change_log && k.eq_ignore_ascii_case(DEBEZIUM_IGNORE_PARSE_ERRORS))
         })
         .cloned()
         .collect();
@@ -305,6 +329,7 @@ pub fn parse_create_options(
         format,
         settings,
         in_memory,
+        change_log,
     })
 }
 
@@ -559,5 +584,34 @@ mod tests {
         .unwrap_err();
         let text = e.to_string();
         assert!(text.contains("'connector', 'path', 'format'"), "{text}");
+    }
+
+    #[test]
+    fn debezium_json_is_a_change_log_of_json_files() {
+        let base = [
+            ("connector", "filesystem"),
+            ("path", "x"),
+            ("format", "Debezium-JSON"),
+        ];
+        let o = parse_create_options("t", &pairs(&base)).unwrap();
+        assert_eq!((o.format, o.change_log), (FileFormat::Json, Some(false)));
+        let mut with = base.to_vec();
+        with.push(("debezium-json.ignore-parse-errors", "TRUE"));
+        let o = parse_create_options("t", &pairs(&with)).unwrap();
+        assert_eq!(o.change_log, Some(true));
+        with.push(("debezium-json.ignore-parse-errors", "often"));
+        let e = parse_create_options("t", &pairs(&with)).unwrap_err();
+        assert!(e.to_string().contains("'often'"), "{e}");
+        let e = parse_create_options(
+            "t",
+            &pairs(&[
+                ("connector", "filesystem"),
+                ("path", "x"),
+                ("format", "json"),
+                ("debezium-json.ignore-parse-errors", "true"),
+            ]),
+        )
+        .unwrap_err();
+        assert!(matches!(e, OptionsError::UnknownKey { .. }), "{e}");
     }
 }

@@ -34,6 +34,7 @@
 
 mod conform;
 mod csv;
+mod debezium;
 #[cfg(test)]
 mod declared_tests;
 mod destination;
@@ -51,6 +52,9 @@ use std::path::{Path, PathBuf};
 
 use arrow_schema::SchemaRef;
 
+pub use debezium::{
+    ChangeLog, ChangeLogRows, ChangeLogView, DELETED_COLUMN, read_change_log, versions_schema,
+};
 pub use destination::{Destination, remove_unfinished_files};
 pub use metadata::{FileStamp, FileStats, file_stats, parquet_column_bytes, table_schema};
 pub(crate) use read::format_of;

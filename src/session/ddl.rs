@@ -4,16 +4,18 @@
 
 use std::sync::Arc;
 
+use arrow_schema::{Schema, SchemaRef};
+
 use tenon_planner::prepare::{BoxError, CatalogProvider, ScanSource, ScanSpec, check_statement};
 use tenon_planner::sql::{
-    Catalog, CreateTable, CreateView, DropObjects, ScriptStatement, SqlStatement, TableStats,
-    parse_statement, split_statements,
+    Catalog, CreateTable, CreateTemporalFunction, CreateView, DropObjects, ScriptStatement,
+    SqlStatement, TableStats, TemporalFunction, parse_statement, split_statements,
 };
 
-use super::sources::{FileTable, Registry};
+use super::sources::{ChangeLogRead, FileTable, Registry, TimeRead};
 use super::{QueryOutput, Session, StatementOutput};
 use crate::error::{Cause, Error};
-use crate::io::file_stats;
+use crate::io::{ChangeLog, ChangeLogView, file_stats, versions_schema};
 use crate::options::parse_create_options;
 
 /// Whether `sql` starts (after white space and comments) with CREATE or
@@ -151,6 +153,8 @@ impl Session {
             SqlStatement::DropView(d) => self.drop_views(d)?,
             SqlStatement::CreateTable(t) => self.create_table(t)?,
             SqlStatement::DropTable(d) => self.drop_tables(d)?,
+            SqlStatement::CreateTemporalFunction(f) => self.create_temporal_function(f)?,
+            SqlStatement::DropTemporalFunction(d) => self.drop_temporal_functions(d)?,
         };
         Ok(Some(done))
     }
@@ -215,12 +219,29 @@ impl Session {
     fn create_table(&self, create: CreateTable) -> Result<String, Error> {
         let name = create.name.clone();
         let options = parse_create_options(&name, &create.options)?;
+        let mut time = create.time.clone();
+        if options.change_log.is_some() {
+            if time.primary_key.is_empty() {
+                return Err(Error::Ddl(format!(
+                    "cannot create table `{name}`: a 'debezium-json' table is a change log, and a \
+                     change log needs a primary key to know which rows a change replaces: \
+                     declare one, e.g. `PRIMARY KEY (id) NOT ENFORCED`"
+                )));
+            }
+            time.versions = Some(format!("{name}$versions"));
+        }
         {
             let registry = self.read();
             if registry.catalog.view(&name).is_some() {
                 return Err(Error::Ddl(format!(
                     "cannot create table `{name}`: a view has that name (DROP VIEW {name} first, \
                      or choose another name)"
+                )));
+            }
+            if let Some(owner) = versions_owner(&registry.catalog, &name) {
+                return Err(Error::Ddl(format!(
+                    "cannot create table `{name}`: it is the versions of the change log \
+                     `{owner}` (choose another name)"
                 )));
             }
             if registry.catalog.table(&name).is_some() {
@@ -234,27 +255,108 @@ impl Session {
                     )));
                 }
             }
+            if let Some(v) = &time.versions {
+                let own = registry
+                    .catalog
+                    .table(&name)
+                    .is_some_and(|t| t.time.versions.as_ref() == Some(v));
+                if !own && (registry.catalog.table(v).is_some() || registry.catalog.view(v).is_some())
+                {
+                    return Err(Error::Ddl(format!(
+                        "cannot create table `{name}`: its versions relation `{v}` would replace \
+                         a table or view of that name (drop it first, or choose another name)"
+                    )));
+                }
+            }
         }
         let stats = file_stats(&options.path, Some(options.format))?;
-        let file = FileTable::declared(
-            options.path,
-            options.format,
-            options.settings,
-            create.schema,
-            options.in_memory,
-        );
         let stats = TableStats {
             row_count: stats.rows,
             byte_size: Some(stats.bytes),
             ..TableStats::default()
         };
-        self.write().insert_lazy_file(&name, file, stats);
+        let schema = create.schema;
+        let proc_time = time
+            .proc_time
+            .as_ref()
+            .and_then(|p| schema.index_of(p).ok());
+        // the declared columns the files hold (all but PROCTIME())
+        let columns = Arc::new(Schema::new(
+            schema
+                .fields()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| Some(*i) != proc_time)
+                .map(|(_, f)| Arc::clone(f))
+                .collect::<Vec<_>>(),
+        ));
+        let index_in = |s: &Schema, c: &str| s.index_of(c).ok();
+        let change_log = options.change_log.map(|ignore_parse_errors| ChangeLog {
+            key: time
+                .primary_key
+                .iter()
+                .filter_map(|k| index_in(&columns, k))
+                .collect(),
+            time: time
+                .event_time
+                .as_ref()
+                .and_then(|e| index_in(&columns, &e.column)),
+            ignore_parse_errors,
+        });
+        let file = |schema: SchemaRef, view: ChangeLogView| {
+            FileTable::declared(
+                options.path.clone(),
+                options.format,
+                options.settings.clone(),
+                schema,
+                options.in_memory,
+            )
+            .with_time(TimeRead {
+                proc_time,
+                change_log: change_log.clone().map(|log| ChangeLogRead {
+                    log,
+                    view,
+                    columns: Arc::clone(&columns),
+                }),
+            })
+        };
+        let mut registry = self.write();
+        if let Some(old) = registry.catalog.table(&name).and_then(|t| t.time.versions.clone()) {
+            registry.remove_table(&old);
+        }
+        registry.insert_file_with_time(
+            &name,
+            file(Arc::clone(&schema), ChangeLogView::Current),
+            stats.clone(),
+            time.clone(),
+        );
+        if let Some(versions) = time.versions.take() {
+            let key: Vec<usize> = time
+                .primary_key
+                .iter()
+                .filter_map(|k| index_in(&schema, k))
+                .collect();
+            let versions_schema = versions_schema(&schema, &key);
+            registry.insert_file_with_time(
+                &versions,
+                file(versions_schema, ChangeLogView::Versions),
+                stats,
+                time,
+            );
+            return Ok(format!("created table {name} (and its versions, {versions})"));
+        }
         Ok(format!("created table {name}"))
     }
 
     fn drop_tables(&self, drop: DropObjects) -> Result<String, Error> {
         let mut registry = self.write();
         for name in &drop.names {
+            if let Some(owner) = versions_owner(&registry.catalog, name) {
+                return Err(Error::Ddl(format!(
+                    "`{name}` is the versions of the change log `{owner}`: DROP TABLE {owner} \
+                     drops both"
+                )));
+            }
             if registry.catalog.table(name).is_some() || drop.if_exists {
                 continue;
             }
@@ -268,11 +370,199 @@ impl Session {
                 )
             }));
         }
+        let mut also = Vec::new();
         for name in &drop.names {
+            let versions = registry
+                .catalog
+                .table(name)
+                .and_then(|t| t.time.versions.clone());
             registry.remove_table(name);
+            for table in std::iter::once(name).chain(versions.as_ref()) {
+                for f in registry.catalog.temporal_function_names() {
+                    if registry
+                        .catalog
+                        .temporal_function(&f)
+                        .is_some_and(|f| &f.table == table)
+                    {
+                        registry.catalog.drop_temporal_function(&f);
+                        also.push(format!("temporal table function {f}"));
+                    }
+                }
+            }
+            if let Some(v) = versions {
+                registry.remove_table(&v);
+                also.insert(0, v);
+            }
         }
-        Ok(format!("dropped table {}", drop.names.join(", ")))
+        let mut done = format!("dropped table {}", drop.names.join(", "));
+        if !also.is_empty() {
+            done.push_str(&format!(" (and {})", also.join(", ")));
+        }
+        Ok(done)
     }
+
+    /// Registers a temporal table function (Flink's
+    /// `createTemporalTableFunction(time, key)`): `name(t)` in `LATERAL
+    /// TABLE (name(t))` is, for each key, the version of `table` valid at
+    /// time `t`. The DDL form is `CREATE TEMPORAL TABLE FUNCTION name AS
+    /// table(time_column, key_column, ...)`. Names are matched exactly (SQL
+    /// folds unquoted names to lower case).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Ddl`] when a function of that name exists, the table does
+    /// not exist, a column is not the table's, there is no key column, or
+    /// `time_column` is not a time attribute of the table (its `WATERMARK
+    /// FOR` column or its `PROCTIME()` column).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tenon::{Config, Session};
+    ///
+    /// let dir = std::env::temp_dir().join(format!("tenon-doc-ttf-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("rates.csv");
+    /// std::fs::write(&path, "currency,rate,t\nEUR,1.14,2024-01-01 12:00:00\n").unwrap();
+    /// let session = Session::new(Config::default())?;
+    /// session.execute(&format!(
+    ///     "CREATE TABLE rates_history (currency STRING, rate DECIMAL(10, 2), t TIMESTAMP(3), \
+    ///      WATERMARK FOR t AS t) WITH ('connector' = 'filesystem', 'path' = '{}', \
+    ///      'format' = 'csv')",
+    ///     path.display()
+    /// ))?;
+    /// session.register_temporal_table_function("rates", "rates_history", "t", &["currency"])?;
+    /// let e = session
+    ///     .register_temporal_table_function("r2", "rates_history", "rate", &["currency"])
+    ///     .unwrap_err();
+    /// assert!(e.to_string().contains("not a time attribute"), "{e}");
+    /// # Ok::<_, tenon::Error>(())
+    /// ```
+    pub fn register_temporal_table_function(
+        &self,
+        name: &str,
+        table: &str,
+        time_column: &str,
+        key_columns: &[&str],
+    ) -> Result<(), Error> {
+        let function = TemporalFunction {
+            name: name.to_string(),
+            table: table.to_string(),
+            time: time_column.to_string(),
+            key: key_columns.iter().map(|k| k.to_string()).collect(),
+        };
+        self.add_temporal_function(function, false)
+    }
+
+    fn create_temporal_function(&self, create: CreateTemporalFunction) -> Result<String, Error> {
+        let name = create.function.name.clone();
+        self.add_temporal_function(create.function, create.or_replace)?;
+        Ok(format!("created temporal table function {name}"))
+    }
+
+    fn add_temporal_function(&self, f: TemporalFunction, or_replace: bool) -> Result<(), Error> {
+        let mut registry = self.write();
+        let catalog = &registry.catalog;
+        let name = &f.name;
+        let fail = |why: String| {
+            Err(Error::Ddl(format!(
+                "cannot create temporal table function `{name}`: {why}"
+            )))
+        };
+        if name.is_empty() {
+            return fail("it needs a name".into());
+        }
+        if catalog.temporal_function(name).is_some() && !or_replace {
+            return fail(format!(
+                "one of that name exists (DROP TEMPORAL TABLE FUNCTION {name} drops it; CREATE \
+                 OR REPLACE TEMPORAL TABLE FUNCTION replaces it)"
+            ));
+        }
+        let Some(table) = catalog.table(&f.table) else {
+            return fail(if catalog.view(&f.table).is_some() {
+                format!(
+                    "`{}` is a view; a temporal table function reads the versions of a table \
+                     (one with a time attribute)",
+                    f.table
+                )
+            } else {
+                format!(
+                    "there is no table `{}` (tables: {})",
+                    f.table,
+                    list(&catalog.table_names())
+                )
+            });
+        };
+        let columns: Vec<String> = table
+            .schema
+            .fields()
+            .iter()
+            .map(|c| c.name().clone())
+            .collect();
+        for c in std::iter::once(&f.time).chain(&f.key) {
+            if !columns.contains(c) {
+                return fail(format!(
+                    "`{c}` is not a column of {} (columns: {})",
+                    f.table,
+                    columns.join(", ")
+                ));
+            }
+        }
+        if !table.time.is_time_attribute(&f.time) {
+            return fail(format!(
+                "`{}` is not a time attribute of {}: declare `WATERMARK FOR {} AS ...` (event \
+                 time) or a `... AS PROCTIME()` column (processing time) in its CREATE TABLE, \
+                 and name that column",
+                f.time, f.table, f.time
+            ));
+        }
+        if f.key.is_empty() {
+            return fail(format!(
+                "it needs key columns: the columns of {} whose values tell which rows are \
+                 versions of one another",
+                f.table
+            ));
+        }
+        if f.key.contains(&f.time) {
+            return fail(format!(
+                "`{}` is its time attribute and cannot be a key column too",
+                f.time
+            ));
+        }
+        registry.catalog.register_temporal_function(f);
+        Ok(())
+    }
+
+    fn drop_temporal_functions(&self, drop: DropObjects) -> Result<String, Error> {
+        let mut registry = self.write();
+        for name in &drop.names {
+            if registry.catalog.temporal_function(name).is_none() && !drop.if_exists {
+                return Err(Error::Ddl(format!(
+                    "cannot drop temporal table function `{name}`: there is no such function \
+                     (temporal table functions: {}; DROP TEMPORAL TABLE FUNCTION IF EXISTS \
+                     ignores a missing one)",
+                    list(&registry.catalog.temporal_function_names())
+                )));
+            }
+        }
+        for name in &drop.names {
+            registry.catalog.drop_temporal_function(name);
+        }
+        Ok(format!(
+            "dropped temporal table function {}",
+            drop.names.join(", ")
+        ))
+    }
+}
+
+/// The change log whose versions relation `name` is, if it is one.
+fn versions_owner(catalog: &Catalog, name: &str) -> Option<String> {
+    catalog.table_names().into_iter().find(|t| {
+        t != name
+            && catalog
+                .table(t)
+                .is_some_and(|t| t.time.versions.as_deref() == Some(name))
+    })
 }
 
 fn list(names: &[String]) -> String {

@@ -24,18 +24,23 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_schema::SchemaRef;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, TimestampMillisecondArray};
+use arrow_schema::{DataType, Schema, SchemaRef};
 use tenon_planner::exec::{
     ExecError, ScanReport, ScanRequest, Sink, TableData, TableSource, Tables,
 };
 use tenon_planner::hints::Position;
 use tenon_planner::kernels::MemoryBudget;
 use tenon_planner::prepare::{BoxError, CatalogProvider, OpenedScan, ScanSource, ScanSpec};
-use tenon_planner::sql::{Catalog, SqlError, TableStats};
+use tenon_planner::sql::{Catalog, SqlError, TableStats, TableTime, proc_time_type};
 
 use crate::error::Error;
-use crate::io::{FileFormat, ReadOptions, StreamReport, read_table_with, stream_table};
+use crate::io::{
+    ChangeLog, ChangeLogView, FileFormat, ReadOptions, StreamReport, exec_error, read_change_log,
+    read_table_with, stream_table,
+};
 use crate::options::{OptionsPlace, ScanSettings, apply_dynamic_options, rereads_file};
 
 /// A file table's rows as read once, with the rows skipped.
@@ -66,8 +71,30 @@ pub(crate) struct FileTable {
     /// `CREATE TABLE`); else each query reads the columns it uses.
     pub(crate) in_memory: bool,
     /// The rows read with the table's own options, once read (tables held
-    /// in memory).
+    /// in memory); without the PROCTIME() column, which each run adds.
     loaded: Mutex<Option<Loaded>>,
+    /// What the table's time declarations change about reading it.
+    time: TimeRead,
+}
+
+/// How a table's time declarations change its reading: a PROCTIME()
+/// column that no file holds, and change logs read as versions or state.
+#[derive(Debug, Default)]
+pub(crate) struct TimeRead {
+    /// The PROCTIME() column's index in the table's schema: every row's
+    /// value is the time the scan starts.
+    pub(crate) proc_time: Option<usize>,
+    /// The table's files are a Debezium change log, read as this view.
+    pub(crate) change_log: Option<ChangeLogRead>,
+}
+
+/// A change log's reading.
+#[derive(Debug)]
+pub(crate) struct ChangeLogRead {
+    pub(crate) log: ChangeLog,
+    pub(crate) view: ChangeLogView,
+    /// The declared columns, the PROCTIME() column left out.
+    pub(crate) columns: SchemaRef,
 }
 
 impl FileTable {
@@ -89,6 +116,31 @@ impl FileTable {
             inferred: false,
             in_memory,
             loaded: Mutex::new(None),
+            time: TimeRead::default(),
+        }
+    }
+
+    /// This table with a PROCTIME() column or read as a change log.
+    pub(crate) fn with_time(self, time: TimeRead) -> Self {
+        FileTable { time, ..self }
+    }
+
+    /// The columns the files give: the schema without the PROCTIME()
+    /// column.
+    fn file_schema(&self) -> SchemaRef {
+        match self.time.proc_time {
+            None => Arc::clone(&self.schema),
+            Some(p) => {
+                let fields = self
+                    .schema
+                    .fields()
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != p)
+                    .map(|(_, f)| Arc::clone(f))
+                    .collect::<Vec<_>>();
+                Arc::new(Schema::new(fields))
+            }
         }
     }
 
@@ -105,6 +157,7 @@ impl FileTable {
             inferred: true,
             in_memory: false,
             loaded: Mutex::new(None),
+            time: TimeRead::default(),
         }
     }
 
@@ -119,6 +172,7 @@ impl FileTable {
             inferred: true,
             in_memory: true,
             loaded: Mutex::new(Some(loaded)),
+            time: TimeRead::default(),
         }
     }
 
@@ -133,7 +187,7 @@ impl FileTable {
         ReadOptions {
             batch_size: settings.scan_batch_size.unwrap_or(batch_size),
             format: self.read_format,
-            schema: Some(Arc::clone(&self.schema)),
+            schema: Some(self.file_schema()),
             csv: settings.csv.clone(),
             parquet_batch_size: settings.parquet_batch_size,
             projection,
@@ -141,12 +195,21 @@ impl FileTable {
         }
     }
 
-    /// Reads the whole table with `settings`, into its schema (a table held
-    /// in memory).
+    /// Reads the whole table with `settings`, into its schema without the
+    /// PROCTIME() column (a table held in memory).
     fn read(&self, settings: &ScanSettings, batch_size: usize) -> Result<Loaded, Error> {
+        let size = settings.scan_batch_size.unwrap_or(batch_size).max(1);
+        if let Some(c) = &self.time.change_log {
+            let rows = read_change_log(&self.path, &c.columns, &c.log, c.view)?;
+            let data = TableData::new(self.file_schema(), vec![rows.batch]);
+            return Ok(Loaded {
+                data: Arc::new(rebatch(&data, size)),
+                skipped: rows.skipped,
+            });
+        }
         let t = read_table_with(&self.path, &self.read_options(settings, batch_size, None))?;
         Ok(Loaded {
-            data: Arc::new(TableData::new(Arc::clone(&self.schema), t.batches)),
+            data: Arc::new(TableData::new(self.file_schema(), t.batches)),
             skipped: t.skipped_rows,
         })
     }
@@ -184,8 +247,25 @@ impl FileTable {
             return Ok(self.streamed(settings));
         }
         let l = self.data(batch_size)?;
+        let data = match self.time.proc_time {
+            None => l.data,
+            Some(p) => {
+                let now = proc_time_now();
+                let batches = l
+                    .data
+                    .batches
+                    .iter()
+                    .map(|b| {
+                        let positions = identity(b.num_columns(), p);
+                        with_proc_columns(b, &self.schema, &positions, now)
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| Error::from(ExecError::arrow("the PROCTIME() column", e)))?;
+                Arc::new(TableData::new(Arc::clone(&self.schema), batches))
+            }
+        };
         Ok(Loaded {
-            data: charged(&l.data, budget)?,
+            data: charged(&data, budget)?,
             skipped: l.skipped,
         })
     }
@@ -225,16 +305,89 @@ impl TableSource for FileScan {
         sink: &Sink<'_>,
         report: &mut ScanReport,
     ) -> Result<(), ExecError> {
-        let options = self.file.read_options(
-            &self.settings,
-            request.batch_size,
-            Some(request.columns.to_vec()),
+        let Some(p) = self.file.time.proc_time else {
+            return self.scan_files(request.columns, request.filter, request, sink, report);
+        };
+        // The file columns the request needs (at least one, for the row
+        // count), and where each requested column comes from.
+        let now = proc_time_now();
+        let mut files: Vec<usize> = request
+            .columns
+            .iter()
+            .filter(|&&c| c != p)
+            .map(|&c| if c > p { c - 1 } else { c })
+            .collect();
+        if files.is_empty() {
+            files.push(0);
+        }
+        let wanted: SchemaRef = Arc::new(
+            self.file
+                .schema
+                .project(request.columns)
+                .map_err(|e| ExecError::arrow("the PROCTIME() column", e))?,
         );
+        let positions: Vec<Option<usize>> = request
+            .columns
+            .iter()
+            .map(|&c| {
+                (c != p).then(|| {
+                    let f = if c > p { c - 1 } else { c };
+                    files.iter().position(|&x| x == f).unwrap_or(0)
+                })
+            })
+            .collect();
+        let push = |batch: RecordBatch| -> Result<(), ExecError> {
+            let batch = with_proc_columns(&batch, &wanted, &positions, now)
+                .map_err(|e| ExecError::arrow("the PROCTIME() column", e))?;
+            sink(batch)
+        };
+        self.scan_files(&files, None, request, &push, report)
+    }
+}
+
+impl FileScan {
+    /// Reads the file columns `columns` into `sink` (a change log whole,
+    /// other files as [`stream_table`] reads them).
+    fn scan_files(
+        &self,
+        columns: &[usize],
+        filter: Option<&tenon_planner::expr::ScanFilter>,
+        request: &ScanRequest<'_>,
+        sink: &Sink<'_>,
+        report: &mut ScanReport,
+    ) -> Result<(), ExecError> {
+        if let Some(c) = &self.file.time.change_log {
+            let rows = read_change_log(&self.file.path, &c.columns, &c.log, c.view)
+                .map_err(exec_error)?;
+            report.skipped_rows = c.log.ignore_parse_errors.then_some(rows.skipped);
+            let batch = rows
+                .batch
+                .project(columns)
+                .map_err(|e| ExecError::arrow("a change log's scan", e))?;
+            let _charge = request
+                .budget
+                .try_reserve(
+                    "the rows of a change log",
+                    batch.get_array_memory_size(),
+                )
+                .map_err(ExecError::from)?;
+            let size = self.settings.scan_batch_size.unwrap_or(request.batch_size).max(1);
+            let mut offset = 0;
+            while offset < batch.num_rows() {
+                let len = size.min(batch.num_rows() - offset);
+                sink(batch.slice(offset, len))?;
+                offset += len;
+            }
+            return Ok(());
+        }
+        let options =
+            self.file
+                .read_options(&self.settings, request.batch_size, Some(columns.to_vec()));
         let mut read = StreamReport::default();
         let result = stream_table(
             &self.file.path,
             &options,
-            request.filter,
+            filter,
             request.budget,
             sink,
             &mut read,
@@ -248,6 +401,54 @@ impl TableSource for FileScan {
         result
     }
 }
+
+/// The value of a PROCTIME() column: now, in milliseconds since the epoch.
+fn proc_time_now() -> i64 {
+    match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => i64::try_from(e.duration().as_millis()).map_or(i64::MIN, |ms| -ms),
+    }
+}
+
+/// The positions of [`with_proc_columns`] for a whole row: the `n` file
+/// columns in order, the PROCTIME() column at `at`.
+fn identity(n: usize, at: usize) -> Vec<Option<usize>> {
+    let mut positions: Vec<Option<usize>> = (0..n).map(Some).collect();
+    positions.insert(at, None);
+    positions
+}
+
+/// A batch of `schema` from `batch`'s columns at `positions`, `None` being
+/// the PROCTIME() column, every row `now`.
+fn with_proc_columns(
+    batch: &RecordBatch,
+    schema: &SchemaRef,
+    positions: &[Option<usize>],
+    now: i64,
+) -> Result<RecordBatch, arrow_schema::ArrowError> {
+    let rows = batch.num_rows();
+    let proc: ArrayRef = Arc::new(
+        TimestampMillisecondArray::from_value(now, rows).with_timezone_opt(
+            match proc_time_type() {
+                DataType::Timestamp(_, tz) => tz,
+                _ => None,
+            },
+        ),
+    );
+    let columns = positions
+        .iter()
+        .map(|p| match p {
+            Some(i) => Arc::clone(batch.column(*i)),
+            None => Arc::clone(&proc),
+        })
+        .collect();
+    RecordBatch::try_new_with_options(
+        Arc::clone(schema),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
+}
+
 
 /// `data` with its bytes charged to `budget` while the copy lives.
 fn charged(data: &Arc<TableData>, budget: &MemoryBudget) -> Result<Arc<TableData>, Error> {
@@ -290,9 +491,21 @@ impl Registry {
     /// Registers a file table read on first use, with statistics from the
     /// files.
     pub(crate) fn insert_lazy_file(&mut self, name: &str, file: FileTable, stats: TableStats) {
+        self.insert_file_with_time(name, file, stats, TableTime::default());
+    }
+
+    /// Registers a file table read on first use, with statistics from the
+    /// files and what it declares about time and versions.
+    pub(crate) fn insert_file_with_time(
+        &mut self,
+        name: &str,
+        file: FileTable,
+        stats: TableStats,
+        time: TableTime,
+    ) {
         self.catalog.drop_view(name);
         self.catalog
-            .register_table_with_stats(name, Arc::clone(&file.schema), stats);
+            .register_table_with_time(name, Arc::clone(&file.schema), stats, time);
         self.tables.remove(name);
         self.files.insert(name.to_string(), Arc::new(file));
     }

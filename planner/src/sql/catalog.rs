@@ -41,49 +41,6 @@ pub struct TableStats {
     pub column_bytes: Vec<u64>,
 }
 
-/// What a table declares about time and versions.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TableTime {
-    /// PRIMARY KEY columns (folded names, declared order); empty when none.
-    pub primary_key: Vec<String>,
-    /// The event-time attribute (WATERMARK FOR column) and the watermark
-    /// expression text.
-    pub event_time: Option<EventTime>,
-    /// The PROCTIME() computed column, if declared.
-    pub proc_time: Option<String>,
-    /// For a change-log table: the name of its versions relation.
-    pub versions: Option<String>,
-}
-
-impl TableTime {
-    /// Whether the table is versioned: a primary key and a time attribute.
-    pub fn is_versioned(&self) -> bool {
-        !self.primary_key.is_empty() && (self.event_time.is_some() || self.proc_time.is_some())
-    }
-}
-
-/// A table's event-time attribute.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventTime {
-    /// The column (folded).
-    pub column: String,
-    /// The watermark expression, as written.
-    pub watermark: String,
-}
-
-/// A temporal table function over a versioned table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TemporalFunction {
-    /// The function's name (folded).
-    pub name: String,
-    /// The table it reads.
-    pub table: String,
-    /// The table's time attribute the versions are ordered by.
-    pub time: String,
-    /// The key columns.
-    pub key: Vec<String>,
-}
-
 /// One registered table: its schema and statistics.
 #[derive(Debug, Clone)]
 pub struct CatalogTable {
@@ -94,8 +51,80 @@ pub struct CatalogTable {
     pub schema: SchemaRef,
     /// What is known about the table's data.
     pub stats: TableStats,
-    /// What it declares about time and versions.
+    /// What the table declares about time and versions (`CREATE TABLE`'s
+    /// PRIMARY KEY, WATERMARK and PROCTIME()); empty for other tables.
     pub time: TableTime,
+}
+
+/// What a table declares about time and versions.
+///
+/// A table with a primary key and a time attribute is *versioned*
+/// ([`TableTime::is_versioned`]): each row is a version of its key, valid
+/// from its time until the next version of the same key.
+///
+/// # Examples
+/// ```
+/// use tenon_planner::sql::{EventTime, TableTime};
+///
+/// let mut time = TableTime { primary_key: vec!["currency".into()], ..TableTime::default() };
+/// assert!(!time.is_versioned(), "a key alone does not order versions");
+/// time.event_time = Some(EventTime {
+///     column: "update_time".into(),
+///     watermark: "update_time - INTERVAL '15' SECOND".into(),
+/// });
+/// assert!(time.is_versioned());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableTime {
+    /// PRIMARY KEY columns (folded names, declared order); empty when none.
+    pub primary_key: Vec<String>,
+    /// The event-time attribute (WATERMARK FOR column) and the watermark
+    /// expression text.
+    pub event_time: Option<EventTime>,
+    /// The PROCTIME() computed column, if declared.
+    pub proc_time: Option<String>,
+    /// For a change-log table (`'format' = 'debezium-json'`): the name of
+    /// its versions relation, every change of the log as a row.
+    pub versions: Option<String>,
+}
+
+impl TableTime {
+    /// Whether the table is versioned: it has a primary key and a time
+    /// attribute (an event-time column or a PROCTIME() column).
+    pub fn is_versioned(&self) -> bool {
+        !self.primary_key.is_empty() && (self.event_time.is_some() || self.proc_time.is_some())
+    }
+
+    /// Whether `column` (folded) is one of the table's time attributes:
+    /// its event-time column or its PROCTIME() column.
+    pub fn is_time_attribute(&self, column: &str) -> bool {
+        self.event_time.as_ref().is_some_and(|e| e.column == column)
+            || self.proc_time.as_deref() == Some(column)
+    }
+}
+
+/// A table's event-time attribute: `WATERMARK FOR column AS watermark`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventTime {
+    /// The event-time column (folded).
+    pub column: String,
+    /// The watermark expression as written (`t - INTERVAL '15' SECOND`);
+    /// in batch it has no effect: every row is on time.
+    pub watermark: String,
+}
+
+/// A temporal table function (Flink's `createTemporalTableFunction(time,
+/// key)`): `name(t)` is the version of `table` valid at time `t`, per key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemporalFunction {
+    /// The function's name (folded).
+    pub name: String,
+    /// The table it reads its versions from.
+    pub table: String,
+    /// The table's time attribute that orders the versions.
+    pub time: String,
+    /// The columns that say which rows are versions of one another.
+    pub key: Vec<String>,
 }
 
 /// A view: a name for a query, planned where it is used as if it were the
@@ -167,19 +196,11 @@ impl Catalog {
         schema: SchemaRef,
         stats: TableStats,
     ) {
-        let name = name.into();
-        self.tables.insert(
-            name.clone(),
-            CatalogTable {
-                name,
-                schema,
-                stats,
-                time: TableTime::default(),
-            },
-        );
+        self.register_table_with_time(name, schema, stats, TableTime::default());
     }
 
-    /// Registers (or replaces) a table with statistics and time attributes.
+    /// Registers (or replaces) a table with statistics and what it declares
+    /// about time and versions.
     pub fn register_table_with_time(
         &mut self,
         name: impl Into<String>,
@@ -199,19 +220,26 @@ impl Catalog {
         );
     }
 
-    /// Registers (or replaces) a temporal table function.
+    /// Registers (or replaces) a temporal table function. Nothing is
+    /// checked here: the session checks the table and its columns first.
     pub fn register_temporal_function(&mut self, f: TemporalFunction) {
         self.temporal_functions.insert(f.name.clone(), f);
     }
 
-    /// The temporal table function `name`, if any.
+    /// The temporal table function registered under `name`, if any.
     pub fn temporal_function(&self, name: &str) -> Option<&TemporalFunction> {
         self.temporal_functions.get(name)
     }
 
-    /// Removes the temporal table function `name`.
+    /// Removes the temporal table function `name`; returns it if there was
+    /// one.
     pub fn drop_temporal_function(&mut self, name: &str) -> Option<TemporalFunction> {
         self.temporal_functions.remove(name)
+    }
+
+    /// Names of the temporal table functions, sorted.
+    pub fn temporal_function_names(&self) -> Vec<String> {
+        self.temporal_functions.keys().cloned().collect()
     }
 
     /// The table registered under `name` (exact spelling), if any.

@@ -48,6 +48,8 @@ mod scalar;
 mod set_ops;
 mod statement;
 mod subquery;
+mod table_ddl;
+mod temporal_ddl;
 mod time_join;
 mod unsupported;
 mod views;
@@ -82,6 +84,8 @@ pub use statement::{
 pub use subquery::in_subqueries_to_joins;
 pub(crate) use time_join::time_type as time_join_type;
 pub use time_join::{TOMBSTONE_COLUMN, TimeJoin, TimeJoinKind, is_time_join, time_like};
+pub use table_ddl::proc_time_type;
+pub use temporal_ddl::CreateTemporalFunction;
 pub use unsupported::{
     ARITHMETIC_DEPTH_LIMIT, EXPRESSION_DEPTH_LIMIT, FROM_TABLES_LIMIT, SET_OPERATION_LIMIT,
     WITH_CLAUSES_LIMIT,

@@ -5,21 +5,19 @@
 //! The meaning of a `CREATE TABLE`'s options (connector, path, format, ...)
 //! is the session's: here they are only read as `'key' = 'value'` pairs.
 
-use std::sync::Arc;
-
 use arrow_schema::SchemaRef;
-use datafusion_sql::planner::SqlToRel;
-use sqlparser::ast::{
-    ColumnOption, CreateTableOptions, Expr, ObjectName, ObjectNamePart, ObjectType, SqlOption,
-    Statement, TableConstraint, Value,
-};
+use sqlparser::ast::{ObjectName, ObjectNamePart, ObjectType, Statement};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
 
 use super::blocks::fold_ident;
-use super::catalog::{Catalog, ViewDef};
+use super::catalog::{TableTime, ViewDef};
 use super::dialect::TenonDialect;
 use super::error::SqlError;
+use super::table_ddl::{is_create_table, parse_create_table};
+use super::temporal_ddl::{
+    CreateTemporalFunction, is_temporal_function_ddl, parse_temporal_function_ddl,
+};
 
 /// One statement of a script, as [`split_statements`] cuts it out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +57,10 @@ pub enum SqlStatement {
     CreateTable(CreateTable),
     /// `DROP [TEMPORARY] TABLE [IF EXISTS] t [, ...]`.
     DropTable(DropObjects),
+    /// `CREATE [OR REPLACE] TEMPORAL TABLE FUNCTION f AS t(time, key, ...)`.
+    CreateTemporalFunction(CreateTemporalFunction),
+    /// `DROP TEMPORAL TABLE FUNCTION [IF EXISTS] f [, ...]`.
+    DropTemporalFunction(DropObjects),
 }
 
 /// A parsed `CREATE VIEW`.
@@ -90,7 +92,10 @@ pub struct CreateTable {
     /// The declared columns: names folded, SQL types as Arrow types
     /// (DataFusion's mapping: `STRING`/`VARCHAR` are Utf8View, `INT` is
     /// Int32, `BIGINT` Int64, `TIMESTAMP(3)` milliseconds, ...), `NOT NULL`
-    /// as non-nullable.
+    /// as non-nullable. `TIMESTAMP_LTZ(p)` is a timestamp in UTC, a
+    /// `PROCTIME()` column is `Timestamp(Millisecond, "UTC")` not null, at
+    /// its declared place, and PRIMARY KEY columns are NOT NULL (Flink's
+    /// rule).
     pub schema: SchemaRef,
     /// The `WITH (...)` options, in written order, keys as written.
     pub options: Vec<(String, String)>,
@@ -98,23 +103,26 @@ pub struct CreateTable {
     pub or_replace: bool,
     /// `IF NOT EXISTS`: do nothing when a table of that name exists.
     pub if_not_exists: bool,
+    /// The PRIMARY KEY, WATERMARK and PROCTIME() column it declares
+    /// (`versions` is the session's to fill in).
+    pub time: TableTime,
 }
 
 /// Byte offsets of line starts, to turn token locations into offsets.
-struct Lines<'a> {
+pub(super) struct Lines<'a> {
     text: &'a str,
     starts: Vec<usize>,
 }
 
 impl<'a> Lines<'a> {
-    fn new(text: &'a str) -> Self {
+    pub(super) fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         Lines { text, starts }
     }
 
     /// The byte offset of a (1-based, columns in characters) location.
-    fn offset(&self, at: Location) -> usize {
+    pub(super) fn offset(&self, at: Location) -> usize {
         let Some(&start) = usize::try_from(at.line)
             .ok()
             .and_then(|l| l.checked_sub(1))
@@ -244,6 +252,12 @@ pub fn parse_statement(sql: &str) -> Result<SqlStatement, SqlError> {
     ) {
         return Ok(SqlStatement::Query);
     }
+    if is_temporal_function_ddl(&tokens) {
+        return parse_temporal_function_ddl(&tokens);
+    }
+    if is_create_table(&tokens) {
+        return parse_create_table(sql, &tokens);
+    }
     let mut statements = super::dialect::parser()
         .with_tokens_with_locations(tokens.clone())
         .parse_statements()?;
@@ -275,7 +289,6 @@ pub fn parse_statement(sql: &str) -> Result<SqlStatement, SqlError> {
                 if_not_exists: v.if_not_exists,
             }))
         }
-        Statement::CreateTable(t) => create_table(t),
         Statement::Drop {
             object_type,
             if_exists,
@@ -316,7 +329,7 @@ pub fn parse_statement(sql: &str) -> Result<SqlStatement, SqlError> {
 }
 
 /// A one-part name, folded.
-fn single_name(name: &ObjectName, kind: &str) -> Result<String, SqlError> {
+pub(super) fn single_name(name: &ObjectName, kind: &str) -> Result<String, SqlError> {
     match name.0.as_slice() {
         [ObjectNamePart::Identifier(ident)] => Ok(fold_ident(ident)),
         _ => Err(SqlError::Unsupported(format!(
@@ -351,96 +364,4 @@ fn view_body(sql: &str, tokens: &[TokenWithSpan]) -> Option<String> {
         }
     }
     None
-}
-
-fn create_table(t: sqlparser::ast::CreateTable) -> Result<SqlStatement, SqlError> {
-    let name = single_name(&t.name, "table")?;
-    if t.query.is_some() || t.like.is_some() || t.clone.is_some() {
-        return Err(SqlError::Unsupported(
-            "CREATE TABLE AS / LIKE / CLONE: tenon's tables are files, declared as \
-             `CREATE TABLE t (col TYPE, ...) WITH ('connector' = 'filesystem', 'path' = '...', \
-             'format' = '...')`"
-                .into(),
-        ));
-    }
-    if t.columns.is_empty() {
-        return Err(SqlError::Unsupported(format!(
-            "CREATE TABLE {name} without columns: declare them, e.g. \
-             `CREATE TABLE {name} (id BIGINT, name STRING) WITH (...)` (to read a file with the \
-             types it holds, register it with --table / Session::register_file)"
-        )));
-    }
-    for c in &t.constraints {
-        if !matches!(c, TableConstraint::PrimaryKey(_)) {
-            return Err(SqlError::Unsupported(format!(
-                "table constraint `{c}`: only PRIMARY KEY ... NOT ENFORCED is accepted (and not \
-                 enforced)"
-            )));
-        }
-    }
-    for column in &t.columns {
-        for o in &column.options {
-            match &o.option {
-                ColumnOption::Null | ColumnOption::NotNull | ColumnOption::Comment(_) => {}
-                other => {
-                    return Err(SqlError::Unsupported(format!(
-                        "column option `{other}` of column `{}`: columns take a type, \
-                         NOT NULL and COMMENT",
-                        column.name
-                    )));
-                }
-            }
-        }
-    }
-    let catalog = Catalog::new();
-    let schema = SqlToRel::new(&catalog)
-        .build_schema(t.columns)
-        .map_err(SqlError::from)?;
-    let options = match t.table_options {
-        CreateTableOptions::With(options) => options,
-        CreateTableOptions::None => Vec::new(),
-        other => {
-            return Err(SqlError::Unsupported(format!(
-                "table options `{other}`: write them as WITH ('key' = 'value', ...)"
-            )));
-        }
-    };
-    let options = options
-        .iter()
-        .map(option_pair)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(SqlStatement::CreateTable(CreateTable {
-        name,
-        schema: Arc::new(schema),
-        options,
-        or_replace: t.or_replace,
-        if_not_exists: t.if_not_exists,
-    }))
-}
-
-/// One `'key' = 'value'` option; numbers and booleans are taken as text.
-fn option_pair(option: &SqlOption) -> Result<(String, String), SqlError> {
-    let bad = || {
-        SqlError::Unsupported(format!(
-            "table option `{option}`: write options as 'key' = 'value'"
-        ))
-    };
-    let SqlOption::KeyValue { key, value } = option else {
-        return Err(bad());
-    };
-    let key = match key.quote_style {
-        Some(_) => key.value.clone(),
-        None => key.value.to_lowercase(),
-    };
-    let value = match value {
-        Expr::Value(v) => match &v.value {
-            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
-            Value::Number(n, _) => n.to_string(),
-            Value::Boolean(b) => b.to_string(),
-            _ => return Err(bad()),
-        },
-        Expr::Identifier(ident) => ident.value.clone(),
-        _ => return Err(bad()),
-    };
-    Ok((key, value))
 }
