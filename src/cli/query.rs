@@ -115,7 +115,7 @@ fn session(args: &QueryArgs) -> Result<Session, CliError> {
             .map_err(|e| CliError::usage(format!("--batch-size {b}: {e}")))?;
     }
     let mut session = Session::new(config).map_err(fail)?;
-    if args.tables.is_empty() && args.memory_tables.is_empty() {
+    if args.tables.is_empty() && args.memory_tables.is_empty() && !declares_tables(args) {
         session.register_tpch(BUILTIN_TPCH_SCALE).map_err(fail)?;
     }
     let mut seen: Vec<(String, &str)> = Vec::new();
@@ -300,6 +300,23 @@ fn run_last(
 /// [`run_last`] runs it (earlier queries run and their rows are dropped;
 /// with --explain they are only planned). An error names the file and the
 /// statement.
+/// Whether the statement or script creates tables (`CREATE TABLE`): then
+/// its tables are the ones it declares, and the built-in TPC-H tables (whose
+/// names, `orders` among them, it may reuse) are not registered. A script
+/// that cannot be read or split says so when it runs.
+fn declares_tables(args: &QueryArgs) -> bool {
+    let text = match (&args.file, &args.sql) {
+        (Some(file), _) => std::fs::read_to_string(file).unwrap_or_default(),
+        (None, Some(sql)) => sql.clone(),
+        (None, None) => return false,
+    };
+    split_statements(&text).is_ok_and(|statements| {
+        statements
+            .iter()
+            .any(|s| matches!(parse_statement(&s.text), Ok(SqlStatement::CreateTable(_))))
+    })
+}
+
 fn run_script(
     session: &Session,
     file: &Path,
