@@ -260,7 +260,8 @@ impl Session {
                     .catalog
                     .table(&name)
                     .is_some_and(|t| t.time.versions.as_ref() == Some(v));
-                if !own && (registry.catalog.table(v).is_some() || registry.catalog.view(v).is_some())
+                if !own
+                    && (registry.catalog.table(v).is_some() || registry.catalog.view(v).is_some())
                 {
                     return Err(Error::Ddl(format!(
                         "cannot create table `{name}`: its versions relation `{v}` would replace \
@@ -321,7 +322,11 @@ impl Session {
             })
         };
         let mut registry = self.write();
-        if let Some(old) = registry.catalog.table(&name).and_then(|t| t.time.versions.clone()) {
+        if let Some(old) = registry
+            .catalog
+            .table(&name)
+            .and_then(|t| t.time.versions.clone())
+        {
             registry.remove_table(&old);
         }
         registry.insert_file_with_time(
@@ -343,7 +348,9 @@ impl Session {
                 stats,
                 time,
             );
-            return Ok(format!("created table {name} (and its versions, {versions})"));
+            return Ok(format!(
+                "created table {name} (and its versions, {versions})"
+            ));
         }
         Ok(format!("created table {name}"))
     }

@@ -82,10 +82,10 @@ pub use statement::{
     split_statements,
 };
 pub use subquery::in_subqueries_to_joins;
-pub(crate) use time_join::time_type as time_join_type;
-pub use time_join::{TOMBSTONE_COLUMN, TimeJoin, TimeJoinKind, is_time_join, time_like};
 pub use table_ddl::proc_time_type;
 pub use temporal_ddl::CreateTemporalFunction;
+pub(crate) use time_join::time_type as time_join_type;
+pub use time_join::{TOMBSTONE_COLUMN, TimeJoin, TimeJoinKind, is_time_join, time_like};
 pub use unsupported::{
     ARITHMETIC_DEPTH_LIMIT, EXPRESSION_DEPTH_LIMIT, FROM_TABLES_LIMIT, SET_OPERATION_LIMIT,
     WITH_CLAUSES_LIMIT,

@@ -288,6 +288,22 @@ impl Visitor for Refusals {
     }
 
     fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<SqlError> {
+        let reserved = match expr {
+            Expr::Identifier(i) => Some(i),
+            Expr::CompoundIdentifier(parts) => parts.last(),
+            Expr::Function(f) => match f.name.0.last() {
+                Some(sqlparser::ast::ObjectNamePart::Identifier(i)) => Some(i),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(name) = reserved.filter(|i| i.value.to_lowercase().starts_with("__tenon_")) {
+            return unsupported(format!(
+                "`{name}`{}: names starting with __tenon_ are tenon's own (markers and hidden \
+                 columns) and cannot be used in SQL",
+                at(expr)
+            ));
+        }
         match expr {
             Expr::Function(f) => refuse_function(f),
             Expr::AnyOp { right, .. } | Expr::AllOp { right, .. }
