@@ -115,8 +115,15 @@ fn session(args: &QueryArgs) -> Result<Session, CliError> {
             .map_err(|e| CliError::usage(format!("--batch-size {b}: {e}")))?;
     }
     let mut session = Session::new(config).map_err(fail)?;
-    if args.tables.is_empty() && args.memory_tables.is_empty() && !declares_tables(args) {
+    if args.tables.is_empty() && args.memory_tables.is_empty() {
         session.register_tpch(BUILTIN_TPCH_SCALE).map_err(fail)?;
+        for name in declared_tables(args) {
+            // the script's own table of that name replaces the built-in one
+            let _ = session.execute(&format!(
+                "DROP TABLE IF EXISTS \"{}\"",
+                name.replace('"', "\"\"")
+            ));
+        }
     }
     let mut seen: Vec<(String, &str)> = Vec::new();
     let specs = args
@@ -300,21 +307,25 @@ fn run_last(
 /// [`run_last`] runs it (earlier queries run and their rows are dropped;
 /// with --explain they are only planned). An error names the file and the
 /// statement.
-/// Whether the statement or script creates tables (`CREATE TABLE`): then
-/// its tables are the ones it declares, and the built-in TPC-H tables (whose
-/// names, `orders` among them, it may reuse) are not registered. A script
-/// that cannot be read or split says so when it runs.
-fn declares_tables(args: &QueryArgs) -> bool {
+/// The tables the statement or script declares (`CREATE TABLE`): a
+/// built-in TPC-H table of the same name (`orders`, say) gives way to it.
+/// A script that cannot be read or split says so when it runs.
+fn declared_tables(args: &QueryArgs) -> Vec<String> {
     let text = match (&args.file, &args.sql) {
         (Some(file), _) => std::fs::read_to_string(file).unwrap_or_default(),
         (None, Some(sql)) => sql.clone(),
-        (None, None) => return false,
+        (None, None) => return Vec::new(),
     };
-    split_statements(&text).is_ok_and(|statements| {
-        statements
-            .iter()
-            .any(|s| matches!(parse_statement(&s.text), Ok(SqlStatement::CreateTable(_))))
-    })
+    let Ok(statements) = split_statements(&text) else {
+        return Vec::new();
+    };
+    statements
+        .iter()
+        .filter_map(|s| match parse_statement(&s.text) {
+            Ok(SqlStatement::CreateTable(t)) => Some(t.name),
+            _ => None,
+        })
+        .collect()
 }
 
 fn run_script(

@@ -57,12 +57,16 @@ fn field_access_on_a_literal_prints_a_debug_dump() {
 }
 
 #[test]
-fn asof_join_prints_the_constraint_debug_dump() {
-    let (e, msg) = message("SELECT * FROM a ASOF JOIN b MATCH_CONDITION (a.k >= b.k) ON a.v = b.k");
+fn asof_join_with_a_bad_match_condition_says_what_to_write() {
+    let (e, msg) = message("SELECT * FROM a ASOF JOIN b MATCH_CONDITION (a.k = b.k) ON a.v = b.k");
     assert!(matches!(e, Error::Sql(_)), "{e:?}");
     assert_own_words(&msg);
     assert!(!msg.contains("constraint: On("), "{msg}");
-    assert!(msg.contains("ASOF JOIN (line 1, column 27)"), "{msg}");
+    assert!(
+        msg.contains("MATCH_CONDITION (a.k = b.k) (line 1, column 46)"),
+        "{msg}"
+    );
+    assert!(msg.contains(">=, >, <= or <"), "{msg}");
 }
 
 #[test]

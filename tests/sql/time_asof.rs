@@ -169,7 +169,7 @@ fn asof_matches_the_reference_for_every_operator_hint_and_config() {
 }
 
 #[test]
-fn asof_hints_decide_the_mode_and_explain_says_what_runs() {
+fn h53_time_joins_run_broadcast_of_the_right_side_or_shuffle_merge() {
     let (trades, quotes) = tables(5, 10, 10);
     let s = session_with(&[trades, quotes], 1, 8192);
     let base = "FROM trades t ASOF JOIN quotes q MATCH_CONDITION (t.ts >= q.ts) ON t.sym = q.sym";

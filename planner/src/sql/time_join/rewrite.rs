@@ -491,7 +491,7 @@ fn lateral_call(factor: &TableFactor) -> Option<(String, Expr, Option<&TableAlia
     else {
         return None;
     };
-    if !single_name(name).is_some_and(|n| n == "table") {
+    if single_name(name).is_none_or(|n| n != "table") {
         return None;
     }
     let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Function(f)))] = args.as_slice() else {
