@@ -288,8 +288,7 @@ fn read_events(
 
 /// One line as a version's cells and whether it is a tombstone.
 fn event(line: &str, columns: &SchemaRef, log: &ChangeLog) -> Result<(Vec<Cell>, bool), String> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|e| format!("not valid JSON: {e}"))?;
+    let value: Value = serde_json::from_str(line).map_err(|e| format!("not valid JSON: {e}"))?;
     let Value::Object(mut envelope) = value else {
         return Err("not a JSON object".into());
     };
@@ -300,7 +299,11 @@ fn event(line: &str, columns: &SchemaRef, log: &ChangeLog) -> Result<(Vec<Cell>,
     }
     let op = match envelope.get("op") {
         Some(Value::String(op)) => op.as_str(),
-        Some(other) => return Err(format!("`op` is {other}, expected \"c\", \"r\", \"u\" or \"d\"")),
+        Some(other) => {
+            return Err(format!(
+                "`op` is {other}, expected \"c\", \"r\", \"u\" or \"d\""
+            ));
+        }
         None => {
             return Err(
                 "no `op` field: a change event says what changed with `op` (c, r, u or d)".into(),
@@ -457,16 +460,13 @@ mod tests {
         Arc::new(Schema::new(vec![
             Field::new("currency", DataType::Utf8View, false),
             Field::new("rate", DataType::Decimal128(32, 2), true),
-            Field::new(
-                "t",
-                DataType::Timestamp(TimeUnit::Millisecond, None),
-                true,
-            ),
+            Field::new("t", DataType::Timestamp(TimeUnit::Millisecond, None), true),
         ]))
     }
 
     fn write(name: &str, lines: &[&str]) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("tenon-debezium-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("tenon-debezium-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("log.json");
         std::fs::write(&path, lines.join("\n")).unwrap();
@@ -491,16 +491,33 @@ mod tests {
                 r#"{"op":"d","before":{"currency":"EUR","rate":1.10,"t":1},"after":null,"ts_ms":1704111000000}"#,
             ],
         );
-        let rows = read_change_log(&path, &columns(), &log(false), ChangeLogView::Versions).unwrap();
+        let rows =
+            read_change_log(&path, &columns(), &log(false), ChangeLogView::Versions).unwrap();
         let b = rows.batch;
         assert_eq!(b.num_rows(), 3);
-        let t = b.column(2).as_primitive::<arrow_array::types::TimestampMillisecondType>();
-        assert_eq!(t.values().to_vec(), [1704110400000, 1704110700000, 1704111000000]);
-        assert!(b.column(1).is_null(2), "a tombstone's other columns are NULL");
+        let t = b
+            .column(2)
+            .as_primitive::<arrow_array::types::TimestampMillisecondType>();
+        assert_eq!(
+            t.values().to_vec(),
+            [1704110400000, 1704110700000, 1704111000000]
+        );
+        assert!(
+            b.column(1).is_null(2),
+            "a tombstone's other columns are NULL"
+        );
         let deleted = b.column(3).as_boolean();
-        assert_eq!(deleted.iter().collect::<Vec<_>>(), [Some(false), Some(false), Some(true)]);
-        let current = read_change_log(&path, &columns(), &log(false), ChangeLogView::Current).unwrap();
-        assert_eq!(current.batch.num_rows(), 0, "the key's last event is a delete");
+        assert_eq!(
+            deleted.iter().collect::<Vec<_>>(),
+            [Some(false), Some(false), Some(true)]
+        );
+        let current =
+            read_change_log(&path, &columns(), &log(false), ChangeLogView::Current).unwrap();
+        assert_eq!(
+            current.batch.num_rows(),
+            0,
+            "the key's last event is a delete"
+        );
     }
 
     #[test]
@@ -512,9 +529,13 @@ mod tests {
                 r#"{"op":"c","after":{"currency":"USD","rate":1,"t":1}}"#,
             ],
         );
-        let e = read_change_log(&path, &columns(), &log(false), ChangeLogView::Current).unwrap_err();
+        let e =
+            read_change_log(&path, &columns(), &log(false), ChangeLogView::Current).unwrap_err();
         let text = e.to_string();
-        assert!(text.contains("line 1") && text.contains("\"much\""), "{text}");
+        assert!(
+            text.contains("line 1") && text.contains("\"much\""),
+            "{text}"
+        );
         let rows = read_change_log(&path, &columns(), &log(true), ChangeLogView::Current).unwrap();
         assert_eq!((rows.batch.num_rows(), rows.skipped), (1, 1));
     }

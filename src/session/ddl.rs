@@ -9,7 +9,7 @@ use arrow_schema::{Schema, SchemaRef};
 use tenon_planner::prepare::{BoxError, CatalogProvider, ScanSource, ScanSpec, check_statement};
 use tenon_planner::sql::{
     Catalog, CreateTable, CreateTemporalFunction, CreateView, DropObjects, ScriptStatement,
-    SqlStatement, TableStats, TemporalFunction, parse_statement, split_statements,
+    SqlStatement, TableStats, TableTime, TemporalFunction, parse_statement, split_statements,
 };
 
 use super::sources::{ChangeLogRead, FileTable, Registry, TimeRead};
@@ -260,7 +260,8 @@ impl Session {
                     .catalog
                     .table(&name)
                     .is_some_and(|t| t.time.versions.as_ref() == Some(v));
-                if !own && (registry.catalog.table(v).is_some() || registry.catalog.view(v).is_some())
+                if !own
+                    && (registry.catalog.table(v).is_some() || registry.catalog.view(v).is_some())
                 {
                     return Err(Error::Ddl(format!(
                         "cannot create table `{name}`: its versions relation `{v}` would replace \
@@ -321,7 +322,11 @@ impl Session {
             })
         };
         let mut registry = self.write();
-        if let Some(old) = registry.catalog.table(&name).and_then(|t| t.time.versions.clone()) {
+        if let Some(old) = registry
+            .catalog
+            .table(&name)
+            .and_then(|t| t.time.versions.clone())
+        {
             registry.remove_table(&old);
         }
         registry.insert_file_with_time(
@@ -343,7 +348,9 @@ impl Session {
                 stats,
                 time,
             );
-            return Ok(format!("created table {name} (and its versions, {versions})"));
+            return Ok(format!(
+                "created table {name} (and its versions, {versions})"
+            ));
         }
         Ok(format!("created table {name}"))
     }
@@ -452,6 +459,18 @@ impl Session {
             key: key_columns.iter().map(|k| k.to_string()).collect(),
         };
         self.add_temporal_function(function, false)
+    }
+
+    /// What table `name` declares about time and versions (`None`: no
+    /// such table): its primary key, event-time attribute, PROCTIME()
+    /// column and, for a change log, its versions relation.
+    pub fn table_time(&self, name: &str) -> Option<TableTime> {
+        self.read().catalog.table(name).map(|t| t.time.clone())
+    }
+
+    /// The temporal table function registered as `name`, if any.
+    pub fn temporal_function(&self, name: &str) -> Option<TemporalFunction> {
+        self.read().catalog.temporal_function(name).cloned()
     }
 
     fn create_temporal_function(&self, create: CreateTemporalFunction) -> Result<String, Error> {

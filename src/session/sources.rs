@@ -357,8 +357,8 @@ impl FileScan {
         report: &mut ScanReport,
     ) -> Result<(), ExecError> {
         if let Some(c) = &self.file.time.change_log {
-            let rows = read_change_log(&self.file.path, &c.columns, &c.log, c.view)
-                .map_err(exec_error)?;
+            let rows =
+                read_change_log(&self.file.path, &c.columns, &c.log, c.view).map_err(exec_error)?;
             report.skipped_rows = c.log.ignore_parse_errors.then_some(rows.skipped);
             let batch = rows
                 .batch
@@ -366,12 +366,13 @@ impl FileScan {
                 .map_err(|e| ExecError::arrow("a change log's scan", e))?;
             let _charge = request
                 .budget
-                .try_reserve(
-                    "the rows of a change log",
-                    batch.get_array_memory_size(),
-                )
+                .try_reserve("the rows of a change log", batch.get_array_memory_size())
                 .map_err(ExecError::from)?;
-            let size = self.settings.scan_batch_size.unwrap_or(request.batch_size).max(1);
+            let size = self
+                .settings
+                .scan_batch_size
+                .unwrap_or(request.batch_size)
+                .max(1);
             let mut offset = 0;
             while offset < batch.num_rows() {
                 let len = size.min(batch.num_rows() - offset);
@@ -448,7 +449,6 @@ fn with_proc_columns(
         &RecordBatchOptions::new().with_row_count(Some(rows)),
     )
 }
-
 
 /// `data` with its bytes charged to `budget` while the copy lives.
 fn charged(data: &Arc<TableData>, budget: &MemoryBudget) -> Result<Arc<TableData>, Error> {

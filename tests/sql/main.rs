@@ -30,6 +30,7 @@ mod options;
 mod or_joins;
 mod session_api;
 mod set_ops;
+mod time_ddl;
 mod tpch;
 mod tpch_hints;
 mod views;
