@@ -545,3 +545,55 @@ fn the_ddl_runs_from_a_script() {
     assert_eq!(row_strings_unsorted(&out.batches), ["EUR", "USD"]);
     assert!(s.temporal_function("rates").is_some());
 }
+
+#[test]
+fn a_change_log_with_a_proctime_column() {
+    let dir = temp_dir("time-ddl-log-proctime");
+    let path = dir.join("rates.json");
+    std::fs::write(&path, rates_log(false)).unwrap();
+    for batch_size in [1, 8192] {
+        let s = empty_session(4, batch_size);
+        exec(
+            &s,
+            &format!(
+                "CREATE TABLE r (p AS PROCTIME(), currency STRING PRIMARY KEY NOT ENFORCED, \
+                 conversion_rate DECIMAL(32, 2)) WITH ('connector' = 'filesystem', 'path' = \
+                 '{}', 'format' = 'debezium-json')",
+                path.display()
+            ),
+        );
+        assert!(s.table_time("r").unwrap().is_versioned());
+        assert_eq!(
+            run(
+                &s,
+                "SELECT currency, conversion_rate, count(p) FROM r GROUP BY 1, 2"
+            ),
+            ["EUR|1.10|1", "USD|1.00|1"]
+        );
+        let out = collect(&s, "SELECT * FROM \"r$versions\"");
+        let names: Vec<String> = out[0]
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        assert_eq!(
+            names,
+            ["p", "currency", "conversion_rate", "__tenon_deleted"]
+        );
+        assert_eq!(
+            run(
+                &s,
+                "SELECT currency, conversion_rate, __tenon_deleted, p IS NOT NULL FROM \
+                 \"r$versions\""
+            ),
+            [
+                "EUR|1.10|false|true",
+                "EUR|1.14|false|true",
+                "GBP|0.88|false|true",
+                "GBP|NULL|true|true",
+                "USD|1.00|false|true"
+            ]
+        );
+    }
+}
