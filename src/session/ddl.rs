@@ -1,6 +1,7 @@
 //! Statements besides queries: `CREATE [OR REPLACE] [TEMPORARY] VIEW`,
-//! `DROP VIEW`, `CREATE TABLE ... WITH (...)`, `DROP TABLE`, and scripts of
-//! several statements.
+//! `DROP VIEW`, `CREATE TABLE ... WITH (...)` (with its time and version
+//! declarations, and change logs), `DROP TABLE`, `CREATE / DROP TEMPORAL
+//! TABLE FUNCTION`, and scripts of several statements.
 
 use std::sync::Arc;
 
@@ -80,8 +81,17 @@ impl Session {
     ///   are checked and the path must exist; the file is read (into the
     ///   declared schema) when a query first scans the table, and kept. Its
     ///   size for the join choice comes from the files: bytes on disk, and
-    ///   for Parquet the row count of the footers. See [`crate::options`];
-    /// - `DROP [TEMPORARY] TABLE [IF EXISTS] t [, ...]`.
+    ///   for Parquet the row count of the footers. See [`crate::options`].
+    ///   The columns may declare time and versions (`WATERMARK FOR`, `AS
+    ///   PROCTIME()`, `PRIMARY KEY ... NOT ENFORCED`: see
+    ///   [`Session::table_time`]); `'format' = 'debezium-json'` registers a
+    ///   change log as `t` (its state at the end of the log) and
+    ///   `t$versions` (every change, see [`crate::io::read_change_log`]);
+    /// - `DROP [TEMPORARY] TABLE [IF EXISTS] t [, ...]` (a change log's
+    ///   versions and the temporal table functions over the table with it);
+    /// - `CREATE [OR REPLACE] TEMPORAL TABLE FUNCTION f AS t(time, key,
+    ///   ...)` and `DROP TEMPORAL TABLE FUNCTION [IF EXISTS] f [, ...]`
+    ///   (see [`Session::register_temporal_table_function`]).
     ///
     /// # Errors
     ///

@@ -597,3 +597,34 @@ fn a_change_log_with_a_proctime_column() {
         );
     }
 }
+
+#[test]
+fn the_command_line_runs_the_time_ddl_in_a_script() {
+    let dir = temp_dir("time-ddl-cli");
+    let log = dir.join("rates.json");
+    std::fs::write(&log, rates_log(false)).unwrap();
+    let script = dir.join("q.sql");
+    std::fs::write(
+        &script,
+        format!(
+            "CREATE TABLE currency_rates (currency STRING, conversion_rate DECIMAL(32, 2), \
+             update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time - INTERVAL '15' \
+             SECOND, PRIMARY KEY (currency) NOT ENFORCED) WITH ('connector' = 'filesystem', \
+             'path' = '{}', 'format' = 'debezium-json');\n\
+             CREATE TEMPORAL TABLE FUNCTION rates AS currency_rates(update_time, currency);\n\
+             SELECT currency, count(*) AS versions FROM currency_rates$versions GROUP BY \
+             currency ORDER BY currency;\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    let script = script.display().to_string();
+    let out = crate::cli_query::ok(&["--format", "csv", "-f", &script]);
+    assert_eq!(out, "currency,versions\nEUR,2\nGBP,2\nUSD,1\n");
+    std::fs::write(&log, rates_log(true)).unwrap();
+    let err = crate::cli_query::fails(&["--format", "csv", "-f", &script], 2);
+    assert!(
+        err.contains("line 4") && err.contains("rates.json"),
+        "{err}"
+    );
+}
