@@ -628,3 +628,140 @@ fn the_command_line_runs_the_time_ddl_in_a_script() {
         "{err}"
     );
 }
+
+// ------------------------------------------------- change logs, property
+
+/// One generated change event: key, op (0 create, 1 update, 2 delete),
+/// the row's rate and time (ms), the event's `ts_ms`.
+type Event = (u8, u8, Option<i32>, Option<i64>, Option<i64>);
+
+/// A version as the reference and the session give it: key, rate, time,
+/// deleted.
+type VersionRow = (String, Option<i32>, Option<i64>, bool);
+
+fn event_line(&(key, op, rate, time, ts): &Event) -> String {
+    let mut row = serde_json::json!({ "currency": format!("K{key}"), "rate": rate });
+    if let Some(t) = time {
+        row["t"] = serde_json::json!(t);
+    }
+    let mut event = match op {
+        0 => serde_json::json!({ "op": "c", "before": null, "after": row }),
+        1 => serde_json::json!({ "op": "u", "before": row.clone(), "after": row }),
+        _ => serde_json::json!({ "op": "d", "before": row, "after": null }),
+    };
+    if let Some(ts) = ts {
+        event["ts_ms"] = serde_json::json!(ts);
+    }
+    event.to_string()
+}
+
+/// The reference: every version in file order.
+fn reference_versions(events: &[Event]) -> Vec<VersionRow> {
+    events
+        .iter()
+        .map(|&(key, op, rate, time, ts)| {
+            let deleted = op == 2;
+            let t = if deleted { ts.or(time) } else { time.or(ts) };
+            (
+                format!("K{key}"),
+                if deleted { None } else { rate },
+                t,
+                deleted,
+            )
+        })
+        .collect()
+}
+
+/// The reference: each key's last version unless it is a delete.
+fn reference_current(events: &[Event]) -> Vec<VersionRow> {
+    let versions = reference_versions(events);
+    let mut out: Vec<VersionRow> = versions
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| !v.3 && !versions[i + 1..].iter().any(|w| w.0 == v.0))
+        .map(|(_, v)| v.clone())
+        .collect();
+    out.sort();
+    out
+}
+
+fn version_rows(batches: &[arrow_array::RecordBatch], deleted: bool) -> Vec<VersionRow> {
+    let mut out = Vec::new();
+    for b in batches {
+        let key = b.column(0).as_string_view();
+        let rate = b.column(1).as_primitive::<arrow_array::types::Int32Type>();
+        let t = b.column(2).as_primitive::<TimestampMillisecondType>();
+        for i in 0..b.num_rows() {
+            use arrow_array::Array;
+            out.push((
+                key.value(i).to_string(),
+                (!rate.is_null(i)).then(|| rate.value(i)),
+                (!t.is_null(i)).then(|| t.value(i)),
+                deleted && b.column(3).as_boolean().value(i),
+            ));
+        }
+    }
+    out
+}
+
+fn events() -> impl proptest::strategy::Strategy<Value = Vec<Event>> {
+    use proptest::prelude::*;
+    proptest::collection::vec(
+        (
+            0u8..4,
+            0u8..3,
+            proptest::option::of(0i32..100),
+            proptest::option::of(0i64..1_000_000),
+            proptest::option::of(0i64..1_000_000),
+        )
+            .prop_map(|(k, op, rate, time, ts)| {
+                // every event has a time: its row's or its ts_ms
+                let ts = if time.is_none() { ts.or(Some(7)) } else { ts };
+                (k, op, rate, time, ts)
+            }),
+        0..24,
+    )
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24),
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// A generated change log reads as the reference's versions (in file
+    /// order) and state, for threads 1 and 4 and batch sizes 1, 2, 7, 8192.
+    #[test]
+    fn change_logs_match_the_reference(events in events()) {
+        let dir = temp_dir("time-ddl-prop");
+        let path = dir.join("log.json");
+        let lines: Vec<String> = events.iter().map(event_line).collect();
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        for (threads, batch_size) in [(1, 1), (1, 7), (4, 2), (4, 8192)] {
+            let s = empty_session(threads, batch_size);
+            exec(&s, &format!(
+                "CREATE TABLE r (currency STRING PRIMARY KEY NOT ENFORCED, rate INT, t \
+                 TIMESTAMP(3), WATERMARK FOR t AS t) WITH ('connector' = 'filesystem', 'path' = \
+                 '{}', 'format' = 'debezium-json')",
+                path.display()
+            ));
+            let mut current = version_rows(&collect(&s, "SELECT * FROM r"), false);
+            current.sort();
+            proptest::prop_assert_eq!(&current, &reference_current(&events));
+            let versions = version_rows(
+                &collect(&s, "SELECT currency, rate, t, __tenon_deleted FROM r$versions"),
+                true,
+            );
+            let mut expected = reference_versions(&events);
+            if threads == 1 {
+                proptest::prop_assert_eq!(&versions, &expected);
+            } else {
+                let mut versions = versions;
+                versions.sort();
+                expected.sort();
+                proptest::prop_assert_eq!(&versions, &expected);
+            }
+        }
+    }
+}
