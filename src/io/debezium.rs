@@ -41,9 +41,7 @@ use serde_json::{Map, Value};
 use super::read::data_files;
 use super::{FileFormat, IoError};
 
-/// The trailing column of a change log's versions: true for a tombstone (a
-/// delete), whose non-key columns are NULL.
-pub const DELETED_COLUMN: &str = "__tenon_deleted";
+pub use tenon_planner::sql::DELETED_COLUMN;
 
 /// How a change log's events map onto its declared columns.
 #[derive(Debug, Clone, PartialEq, Eq)]

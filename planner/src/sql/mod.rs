@@ -61,7 +61,8 @@ pub use blocks::{
     replace_node_at,
 };
 pub use catalog::{
-    Catalog, CatalogTable, EventTime, TableStats, TableTime, TemporalFunction, ViewDef,
+    Catalog, CatalogTable, DELETED_COLUMN, EventTime, TableStats, TableTime, TemporalFunction,
+    ViewDef,
 };
 pub use dialect::{NESTING_LIMIT, TenonDialect};
 pub use error::SqlError;
