@@ -19,6 +19,15 @@
 //! memory (`'scan.in-memory' = 'true'`, `register_file_in_memory`) is read
 //! by the first run that scans it and kept (an `Arc`, not a copy), charged
 //! to each run's budget; a table registered in memory is scanned as it is.
+//!
+//! # Time columns and change logs
+//!
+//! A `PROCTIME()` column is in the table's schema but in no file: the
+//! files are read without it and every batch of a scan gets it, one value
+//! (the time the scan starts) for all its rows. A change log
+//! (`'format' = 'debezium-json'`) is read whole by each scan (the state at
+//! the end of the log needs every event), as its current state or as its
+//! versions (`crate::io::read_change_log`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
