@@ -332,13 +332,6 @@ impl Session {
             })
         };
         let mut registry = self.write();
-        if let Some(old) = registry
-            .catalog
-            .table(&name)
-            .and_then(|t| t.time.versions.clone())
-        {
-            registry.remove_table(&old);
-        }
         registry.insert_file_with_time(
             &name,
             file(Arc::clone(&schema), ChangeLogView::Current),

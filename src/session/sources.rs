@@ -490,6 +490,7 @@ impl Registry {
     /// name).
     pub(crate) fn insert_data(&mut self, name: &str, data: TableData) {
         let stats = stats_of(&data);
+        self.drop_versions_of(name);
         self.catalog.drop_view(name);
         self.catalog
             .register_table_with_stats(name, data.schema.clone(), stats);
@@ -512,11 +513,24 @@ impl Registry {
         stats: TableStats,
         time: TableTime,
     ) {
+        self.drop_versions_of(name);
         self.catalog.drop_view(name);
         self.catalog
             .register_table_with_time(name, Arc::clone(&file.schema), stats, time);
         self.tables.remove(name);
         self.files.insert(name.to_string(), Arc::new(file));
+    }
+
+    /// Removes the versions relation of the change log `name`, if it is
+    /// one (before `name` is replaced: the versions go with their table).
+    fn drop_versions_of(&mut self, name: &str) {
+        let versions = self
+            .catalog
+            .table(name)
+            .and_then(|t| t.time.versions.clone());
+        if let Some(v) = versions {
+            self.remove_table(&v);
+        }
     }
 
     /// Removes a table; whether there was one.

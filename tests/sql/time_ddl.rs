@@ -765,3 +765,35 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn replacing_a_change_log_by_another_table_drops_its_versions() {
+    let dir = temp_dir("time-ddl-replace");
+    let path = dir.join("rates.json");
+    std::fs::write(&path, rates_log(false)).unwrap();
+    let csv = dir.join("r.csv");
+    std::fs::write(&csv, "currency\nEUR\n").unwrap();
+    let mut s = empty_session(1, 8192);
+    create_rates(&s, &path, "");
+    assert_eq!(
+        s.table_names(),
+        ["currency_rates", "currency_rates$versions"]
+    );
+    // registering a file under the name replaces the table and its versions
+    s.register_file("currency_rates", &csv).unwrap();
+    assert_eq!(s.table_names(), ["currency_rates"]);
+    exec(&s, "DROP TABLE currency_rates");
+    create_rates(&s, &path, "");
+    exec(
+        &s,
+        &format!(
+            "CREATE OR REPLACE TABLE currency_rates (currency STRING) WITH ({WITH_CSV}, 'path' = \
+             '{}')",
+            csv.display()
+        ),
+    );
+    assert_eq!(s.table_names(), ["currency_rates"]);
+    assert_eq!(run(&s, "SELECT * FROM currency_rates"), ["EUR"]);
+    let e = query_err(&s, "SELECT * FROM currency_rates$versions");
+    assert!(e.to_string().contains("unknown table"), "{e}");
+}
