@@ -316,10 +316,12 @@ pub fn parse_create_options(
     let rest: Vec<(String, String)> = pairs
         .iter()
         .filter(|(k, _)| {
-            ![CONNECTOR, PATH, FORMAT, SCAN_IN_MEMORY]
+            let definition = [CONNECTOR, PATH, FORMAT, SCAN_IN_MEMORY]
                 .iter()
-                .any(|d| k.eq_ignore_ascii_case(d))
-                && !(is_change_log && k.eq_ignore_ascii_case(DEBEZIUM_IGNORE_PARSE_ERRORS))
+                .any(|d| k.eq_ignore_ascii_case(d));
+            let change_log_key =
+                is_change_log && k.eq_ignore_ascii_case(DEBEZIUM_IGNORE_PARSE_ERRORS);
+            !definition && !change_log_key
         })
         .cloned()
         .collect();

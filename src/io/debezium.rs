@@ -41,9 +41,7 @@ use serde_json::{Map, Value};
 use super::read::data_files;
 use super::{FileFormat, IoError};
 
-/// The trailing column of a change log's versions: true for a tombstone (a
-/// delete), whose non-key columns are NULL.
-pub const DELETED_COLUMN: &str = "__tenon_deleted";
+pub use tenon_planner::sql::DELETED_COLUMN;
 
 /// How a change log's events map onto its declared columns.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -426,14 +424,14 @@ fn convert(
             if bad[row].is_some() || !array.is_null(row) {
                 continue;
             }
+            // a tombstone's non-key columns are NULL whatever their type says
+            let null_allowed = f.is_nullable() || (v.deleted && !log.key.contains(&i));
             let why = match &v.cells[i] {
-                Cell::Null if !f.is_nullable() && !(v.deleted && !log.key.contains(&i)) => {
-                    Some(format!(
-                        "column `{}` is NULL, and it is NOT NULL (a primary key column, or \
+                Cell::Null if !null_allowed => Some(format!(
+                    "column `{}` is NULL, and it is NOT NULL (a primary key column, or \
                          declared so)",
-                        f.name()
-                    ))
-                }
+                    f.name()
+                )),
                 Cell::Null => None,
                 Cell::Text(s) => Some(format!(
                     "value {s:?} of column `{}` is not a {target}",

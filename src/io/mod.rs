@@ -8,6 +8,9 @@
 //!   a Parquet batch size, only some columns. [`file_stats`] tells a
 //!   table's size on disk (and per column, from Parquet footers),
 //!   [`table_schema`] its schema, without reading its rows.
+//! - [`read_change_log`] reads a Debezium change log (`'format' =
+//!   'debezium-json'`) as the versions of its primary key, or as the table
+//!   as of the end of the log.
 //! - [`write_batches`] writes record batches to any [`std::io::Write`] in one
 //!   of the [`OutputFormat`]s (a text table, CSV, JSON, NDJSON, Parquet or an
 //!   Arrow IPC file); [`write_to_path`] and [`write_to`] do the same to a

@@ -1,6 +1,7 @@
 //! Statements besides queries: `CREATE [OR REPLACE] [TEMPORARY] VIEW`,
-//! `DROP VIEW`, `CREATE TABLE ... WITH (...)`, `DROP TABLE`, and scripts of
-//! several statements.
+//! `DROP VIEW`, `CREATE TABLE ... WITH (...)` (with its time and version
+//! declarations, and change logs), `DROP TABLE`, `CREATE / DROP TEMPORAL
+//! TABLE FUNCTION`, and scripts of several statements.
 
 use std::sync::Arc;
 
@@ -9,7 +10,7 @@ use arrow_schema::{Schema, SchemaRef};
 use tenon_planner::prepare::{BoxError, CatalogProvider, ScanSource, ScanSpec, check_statement};
 use tenon_planner::sql::{
     Catalog, CreateTable, CreateTemporalFunction, CreateView, DropObjects, ScriptStatement,
-    SqlStatement, TableStats, TemporalFunction, parse_statement, split_statements,
+    SqlStatement, TableStats, TableTime, TemporalFunction, parse_statement, split_statements,
 };
 
 use super::sources::{ChangeLogRead, FileTable, Registry, TimeRead};
@@ -80,8 +81,17 @@ impl Session {
     ///   are checked and the path must exist; the file is read (into the
     ///   declared schema) when a query first scans the table, and kept. Its
     ///   size for the join choice comes from the files: bytes on disk, and
-    ///   for Parquet the row count of the footers. See [`crate::options`];
-    /// - `DROP [TEMPORARY] TABLE [IF EXISTS] t [, ...]`.
+    ///   for Parquet the row count of the footers. See [`crate::options`].
+    ///   The columns may declare time and versions (`WATERMARK FOR`, `AS
+    ///   PROCTIME()`, `PRIMARY KEY ... NOT ENFORCED`: see
+    ///   [`Session::table_time`]); `'format' = 'debezium-json'` registers a
+    ///   change log as `t` (its state at the end of the log) and
+    ///   `t$versions` (every change, see [`crate::io::read_change_log`]);
+    /// - `DROP [TEMPORARY] TABLE [IF EXISTS] t [, ...]` (a change log's
+    ///   versions and the temporal table functions over the table with it);
+    /// - `CREATE [OR REPLACE] TEMPORAL TABLE FUNCTION f AS t(time, key,
+    ///   ...)` and `DROP TEMPORAL TABLE FUNCTION [IF EXISTS] f [, ...]`
+    ///   (see [`Session::register_temporal_table_function`]).
     ///
     /// # Errors
     ///
@@ -322,13 +332,6 @@ impl Session {
             })
         };
         let mut registry = self.write();
-        if let Some(old) = registry
-            .catalog
-            .table(&name)
-            .and_then(|t| t.time.versions.clone())
-        {
-            registry.remove_table(&old);
-        }
         registry.insert_file_with_time(
             &name,
             file(Arc::clone(&schema), ChangeLogView::Current),
@@ -459,6 +462,18 @@ impl Session {
             key: key_columns.iter().map(|k| k.to_string()).collect(),
         };
         self.add_temporal_function(function, false)
+    }
+
+    /// What table `name` declares about time and versions (`None`: no
+    /// such table): its primary key, event-time attribute, PROCTIME()
+    /// column and, for a change log, its versions relation.
+    pub fn table_time(&self, name: &str) -> Option<TableTime> {
+        self.read().catalog.table(name).map(|t| t.time.clone())
+    }
+
+    /// The temporal table function registered as `name`, if any.
+    pub fn temporal_function(&self, name: &str) -> Option<TemporalFunction> {
+        self.read().catalog.temporal_function(name).cloned()
     }
 
     fn create_temporal_function(&self, create: CreateTemporalFunction) -> Result<String, Error> {

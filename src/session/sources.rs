@@ -19,6 +19,15 @@
 //! memory (`'scan.in-memory' = 'true'`, `register_file_in_memory`) is read
 //! by the first run that scans it and kept (an `Arc`, not a copy), charged
 //! to each run's budget; a table registered in memory is scanned as it is.
+//!
+//! # Time columns and change logs
+//!
+//! A `PROCTIME()` column is in the table's schema but in no file: the
+//! files are read without it and every batch of a scan gets it, one value
+//! (the time the scan starts) for all its rows. A change log
+//! (`'format' = 'debezium-json'`) is read whole by each scan (the state at
+//! the end of the log needs every event), as its current state or as its
+//! versions (`crate::io::read_change_log`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -481,6 +490,7 @@ impl Registry {
     /// name).
     pub(crate) fn insert_data(&mut self, name: &str, data: TableData) {
         let stats = stats_of(&data);
+        self.drop_versions_of(name);
         self.catalog.drop_view(name);
         self.catalog
             .register_table_with_stats(name, data.schema.clone(), stats);
@@ -503,11 +513,24 @@ impl Registry {
         stats: TableStats,
         time: TableTime,
     ) {
+        self.drop_versions_of(name);
         self.catalog.drop_view(name);
         self.catalog
             .register_table_with_time(name, Arc::clone(&file.schema), stats, time);
         self.tables.remove(name);
         self.files.insert(name.to_string(), Arc::new(file));
+    }
+
+    /// Removes the versions relation of the change log `name`, if it is
+    /// one (before `name` is replaced: the versions go with their table).
+    fn drop_versions_of(&mut self, name: &str) {
+        let versions = self
+            .catalog
+            .table(name)
+            .and_then(|t| t.time.versions.clone());
+        if let Some(v) = versions {
+            self.remove_table(&v);
+        }
     }
 
     /// Removes a table; whether there was one.

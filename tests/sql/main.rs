@@ -31,6 +31,7 @@ mod or_joins;
 mod session_api;
 mod set_ops;
 mod time_asof;
+mod time_ddl;
 mod time_temporal;
 mod tpch;
 mod tpch_hints;

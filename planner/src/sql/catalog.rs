@@ -103,6 +103,12 @@ impl TableTime {
     }
 }
 
+/// The trailing column of a change log's versions relation
+/// ([`TableTime::versions`]): `true` for a tombstone (a delete: the key's
+/// validity ends at its time; its non-key columns are NULL). Boolean, not
+/// null.
+pub const DELETED_COLUMN: &str = "__tenon_deleted";
+
 /// A table's event-time attribute: `WATERMARK FOR column AS watermark`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventTime {

@@ -62,7 +62,8 @@ pub use blocks::{
     replace_node_at,
 };
 pub use catalog::{
-    Catalog, CatalogTable, EventTime, TableStats, TableTime, TemporalFunction, ViewDef,
+    Catalog, CatalogTable, DELETED_COLUMN, EventTime, TableStats, TableTime, TemporalFunction,
+    ViewDef,
 };
 pub use dialect::{NESTING_LIMIT, TenonDialect};
 pub use error::SqlError;
@@ -85,7 +86,7 @@ pub use subquery::in_subqueries_to_joins;
 pub use table_ddl::proc_time_type;
 pub use temporal_ddl::CreateTemporalFunction;
 pub(crate) use time_join::time_type as time_join_type;
-pub use time_join::{TOMBSTONE_COLUMN, TimeJoin, TimeJoinKind, is_time_join, time_like};
+pub use time_join::{TimeJoin, TimeJoinKind, is_time_join, time_like};
 pub use unsupported::{
     ARITHMETIC_DEPTH_LIMIT, EXPRESSION_DEPTH_LIMIT, FROM_TABLES_LIMIT, SET_OPERATION_LIMIT,
     WITH_CLAUSES_LIMIT,

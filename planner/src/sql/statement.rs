@@ -1,6 +1,8 @@
 //! Statements beyond queries: scripts split into statements, and the DDL a
 //! session runs (`CREATE [TEMPORARY] VIEW`, `DROP VIEW`, Flink-style
-//! `CREATE TABLE ... WITH (...)`, `DROP TABLE`), parsed into plain values.
+//! `CREATE TABLE ... WITH (...)` (parsed in `table_ddl`), `DROP TABLE`,
+//! `CREATE / DROP TEMPORAL TABLE FUNCTION` (`temporal_ddl`)), parsed into
+//! plain values.
 //!
 //! The meaning of a `CREATE TABLE`'s options (connector, path, format, ...)
 //! is the session's: here they are only read as `'key' = 'value'` pairs.
@@ -223,9 +225,11 @@ fn first_keyword(tokens: &[TokenWithSpan]) -> Option<Keyword> {
 /// # Errors
 /// [`SqlError::Syntax`] for DDL that does not parse;
 /// [`SqlError::Unsupported`] for DDL tenon does not run (`CREATE TABLE AS`,
-/// materialized views, qualified names, column defaults, ...) and for
-/// other statements (`INSERT`, `SHOW`, ...), [`SqlError::Plan`] for a
-/// column type DataFusion has no Arrow type for.
+/// materialized views, qualified names, column defaults, computed columns
+/// other than `PROCTIME()`, METADATA columns, a PRIMARY KEY without NOT
+/// ENFORCED, a WATERMARK on a column that is not a timestamp or date, ...)
+/// and for other statements (`INSERT`, `SHOW`, ...), [`SqlError::Plan`]
+/// for a column type DataFusion has no Arrow type for.
 ///
 /// # Examples
 /// ```

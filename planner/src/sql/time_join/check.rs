@@ -10,8 +10,9 @@ use datafusion_common::{DataFusionError, Result as DfResult};
 use datafusion_expr::type_coercion::binary::comparison_coercion;
 use datafusion_expr::{Expr, ExprSchemable, Join, JoinType, LogicalPlan, Projection};
 
-use super::{TOMBSTONE_COLUMN, TimeJoin, TimeJoinKind};
+use super::{TimeJoin, TimeJoinKind};
 use crate::sql::catalog::Catalog;
+use crate::sql::catalog::DELETED_COLUMN;
 use crate::sql::error::SqlError;
 
 /// Whether values of `t` can order the rows of an as-of or temporal join.
@@ -175,8 +176,8 @@ fn check_join(join: &Join, catalog: &Catalog) -> Result<(), SqlError> {
 /// Rebuilding a node fails (a bug).
 pub(crate) fn hide_tombstones(plan: LogicalPlan) -> Result<LogicalPlan, SqlError> {
     let is_tombstone = |e: &Expr| match e {
-        Expr::Column(c) => c.name == TOMBSTONE_COLUMN,
-        Expr::Alias(a) => matches!(a.expr.as_ref(), Expr::Column(c) if c.name == TOMBSTONE_COLUMN),
+        Expr::Column(c) => c.name == DELETED_COLUMN,
+        Expr::Alias(a) => matches!(a.expr.as_ref(), Expr::Column(c) if c.name == DELETED_COLUMN),
         _ => false,
     };
     let rewritten = plan
@@ -193,12 +194,12 @@ pub(crate) fn hide_tombstones(plan: LogicalPlan) -> Result<LogicalPlan, SqlError
                         .schema()
                         .fields()
                         .iter()
-                        .any(|f| f.name() == TOMBSTONE_COLUMN);
+                        .any(|f| f.name() == DELETED_COLUMN);
                     let child_lacks = other.inputs().iter().all(|i| {
                         !i.schema()
                             .fields()
                             .iter()
-                            .any(|f| f.name() == TOMBSTONE_COLUMN)
+                            .any(|f| f.name() == DELETED_COLUMN)
                     });
                     if has_tombstone && child_lacks && !matches!(other, LogicalPlan::TableScan(_)) {
                         Ok(Transformed::yes(other.recompute_schema()?))

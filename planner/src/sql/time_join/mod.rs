@@ -54,10 +54,6 @@ pub(crate) use rewrite::rewrite_time_joins;
 /// Name of the marker function (see the module docs).
 pub(crate) const TIME_JOIN_MARKER: &str = "__tenon_time_join";
 
-/// The tombstone column of a change log's versions relation: true for a
-/// version that is a delete. Never shown by `*`.
-pub const TOMBSTONE_COLUMN: &str = "__tenon_deleted";
-
 /// The marker function: planned, never evaluated (the lowering takes it
 /// out of the join condition).
 #[derive(Debug, PartialEq, Eq, Hash)]

@@ -10,8 +10,9 @@ use sqlparser::ast::{
     Statement, TableAlias, TableFactor, TableVersion, TableWithJoins, VisitorMut,
 };
 
-use super::{TOMBSTONE_COLUMN, TimeJoinKind, marker_sql};
+use super::{TimeJoinKind, marker_sql};
 use crate::sql::blocks::fold_ident;
+use crate::sql::catalog::DELETED_COLUMN;
 use crate::sql::catalog::{Catalog, CatalogTable};
 use crate::sql::error::SqlError;
 
@@ -363,7 +364,7 @@ fn temporal_join(
     let right_time = event_time.map(|c| format!("{}.{}", quoted(&qualifier), quoted(&c)));
     let tombstone = table
         .tombstone
-        .then(|| format!("{}.{}", quoted(&qualifier), quoted(TOMBSTONE_COLUMN)));
+        .then(|| format!("{}.{}", quoted(&qualifier), quoted(DELETED_COLUMN)));
     let note = table
         .table
         .time
