@@ -297,7 +297,13 @@ impl Visitor for Refusals {
             },
             _ => None,
         };
-        if let Some(name) = reserved.filter(|i| i.value.to_lowercase().starts_with("__tenon_")) {
+        // the tombstone column of a change log's versions may be read
+        // (`SELECT * FROM t$versions`), but not in a temporal join (the
+        // time-join rewrite says so)
+        if let Some(name) = reserved.filter(|i| {
+            let v = i.value.to_lowercase();
+            v.starts_with("__tenon_") && v != crate::sql::catalog::DELETED_COLUMN
+        }) {
             return unsupported(format!(
                 "`{name}`{}: names starting with __tenon_ are tenon's own (markers and hidden \
                  columns) and cannot be used in SQL",

@@ -175,17 +175,48 @@ fn check_join(join: &Join, catalog: &Catalog) -> Result<(), SqlError> {
 /// # Errors
 /// Rebuilding a node fails (a bug).
 pub(crate) fn hide_tombstones(plan: LogicalPlan) -> Result<LogicalPlan, SqlError> {
-    let is_tombstone = |e: &Expr| match e {
-        Expr::Column(c) => c.name == DELETED_COLUMN,
-        Expr::Alias(a) => matches!(a.expr.as_ref(), Expr::Column(c) if c.name == DELETED_COLUMN),
-        _ => false,
+    // the qualifiers of the versions a temporal join reads: a change log's
+    // versions relation read directly keeps its column
+    let mut joined = Vec::new();
+    let _ = plan.apply_with_subqueries(|node| {
+        if let LogicalPlan::Join(join) = node
+            && let Ok(Some(tj)) = TimeJoin::of(join)
+            && let Some(Expr::Column(c)) = &tj.tombstone
+        {
+            joined.push(c.relation.clone());
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    if joined.is_empty() {
+        return Ok(plan);
+    }
+    let is_tombstone = |e: &Expr| {
+        let column = match e {
+            Expr::Column(c) => c,
+            Expr::Alias(a) => match a.expr.as_ref() {
+                Expr::Column(c) => c,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        column.name == DELETED_COLUMN && joined.contains(&column.relation)
+    };
+    // a tombstone of a joined versions relation, or one that a projection
+    // below (a derived table's `*`) no longer passes up
+    let hidden = |e: &Expr, input: &LogicalPlan| {
+        is_tombstone(e)
+            || matches!(e, Expr::Column(c) if c.name == DELETED_COLUMN
+                && !input.schema().has_column(c))
     };
     let rewritten = plan
         .transform_up_with_subqueries(|node| -> DfResult<Transformed<LogicalPlan>> {
             match node {
-                LogicalPlan::Projection(p) if p.expr.iter().any(is_tombstone) => {
-                    let exprs: Vec<Expr> =
-                        p.expr.into_iter().filter(|e| !is_tombstone(e)).collect();
+                LogicalPlan::Projection(p) if p.expr.iter().any(|e| hidden(e, &p.input)) => {
+                    let exprs: Vec<Expr> = p
+                        .expr
+                        .into_iter()
+                        .filter(|e| !hidden(e, &p.input))
+                        .collect();
                     let rebuilt = Projection::try_new(exprs, Arc::clone(&p.input))?;
                     Ok(Transformed::yes(LogicalPlan::Projection(rebuilt)))
                 }

@@ -31,28 +31,72 @@ pub(crate) fn rewrite_time_joins(
 ) -> Result<(), SqlError> {
     struct Rewrite<'a> {
         catalog: &'a Catalog,
+        change_log: bool,
     }
     impl VisitorMut for Rewrite<'_> {
         type Break = SqlError;
         fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<SqlError> {
-            match rewrite_body(&mut query.body, self.catalog) {
+            match rewrite_body(&mut query.body, self.catalog, &mut self.change_log) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(e) => ControlFlow::Break(e),
             }
         }
     }
-    match statement.visit(&mut Rewrite { catalog }) {
-        ControlFlow::Break(e) => Err(e),
-        ControlFlow::Continue(()) => Ok(()),
+    let names_tombstone = names_tombstone(statement);
+    let mut rewrite = Rewrite {
+        catalog,
+        change_log: false,
+    };
+    if let ControlFlow::Break(e) = statement.visit(&mut rewrite) {
+        return Err(e);
     }
+    if let Some(at_node) = names_tombstone
+        && rewrite.change_log
+    {
+        return Err(SqlError::Unsupported(format!(
+            "`{DELETED_COLUMN}`{at_node}: in a temporal join a change log's deletes end their \
+             keys' validity and are never joined, so the column cannot be read there (read it \
+             from the versions relation itself, `SELECT * FROM t$versions`)"
+        )));
+    }
+    Ok(())
 }
 
-fn rewrite_body(body: &mut SetExpr, catalog: &Catalog) -> Result<(), SqlError> {
+/// Where the statement names the tombstone column, if it does.
+fn names_tombstone(statement: &Statement) -> Option<String> {
+    struct Find(Option<String>);
+    impl sqlparser::ast::Visitor for Find {
+        type Break = ();
+        fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<()> {
+            let ident = match expr {
+                Expr::Identifier(i) => Some(i),
+                Expr::CompoundIdentifier(parts) => parts.last(),
+                _ => None,
+            };
+            if ident.is_some_and(|i| i.value.eq_ignore_ascii_case(DELETED_COLUMN)) {
+                self.0 = Some(at(expr));
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut find = Find(None);
+    let _ = sqlparser::ast::Visit::visit(statement, &mut find);
+    find.0
+}
+
+/// Rewrites the time joins of a query body; `change_log` is set when one
+/// reads a change log's versions.
+fn rewrite_body(
+    body: &mut SetExpr,
+    catalog: &Catalog,
+    change_log: &mut bool,
+) -> Result<(), SqlError> {
     match body {
-        SetExpr::Select(select) => rewrite_select(select, catalog),
+        SetExpr::Select(select) => rewrite_select(select, catalog, change_log),
         SetExpr::SetOperation { left, right, .. } => {
-            rewrite_body(left, catalog)?;
-            rewrite_body(right, catalog)
+            rewrite_body(left, catalog, change_log)?;
+            rewrite_body(right, catalog, change_log)
         }
         _ => Ok(()),
     }
@@ -108,11 +152,15 @@ fn scope_of<'a>(factor: &TableFactor, catalog: &'a Catalog, out: &mut Vec<InScop
     }
 }
 
-fn rewrite_select(select: &mut Select, catalog: &Catalog) -> Result<(), SqlError> {
+fn rewrite_select(
+    select: &mut Select,
+    catalog: &Catalog,
+    change_log: &mut bool,
+) -> Result<(), SqlError> {
     lateral_functions(select, catalog)?;
     let mut scope = Vec::new();
     for item in &mut select.from {
-        rewrite_joins(item, catalog, &mut scope)?;
+        rewrite_joins(item, catalog, &mut scope, change_log)?;
     }
     Ok(())
 }
@@ -121,12 +169,13 @@ fn rewrite_joins<'a>(
     item: &mut TableWithJoins,
     catalog: &'a Catalog,
     scope: &mut Vec<InScope<'a>>,
+    change_log: &mut bool,
 ) -> Result<(), SqlError> {
     if let TableFactor::NestedJoin {
         table_with_joins, ..
     } = &mut item.relation
     {
-        rewrite_joins(table_with_joins, catalog, scope)?;
+        rewrite_joins(table_with_joins, catalog, scope, change_log)?;
     } else {
         scope_of(&item.relation, catalog, scope);
     }
@@ -136,7 +185,7 @@ fn rewrite_joins<'a>(
         } = &mut join.relation
         {
             let mut inner = Vec::new();
-            rewrite_joins(table_with_joins, catalog, &mut inner)?;
+            rewrite_joins(table_with_joins, catalog, &mut inner, change_log)?;
         }
         if matches!(join.join_operator, JoinOperator::AsOf { .. }) {
             asof_join(join)?;
@@ -144,7 +193,7 @@ fn rewrite_joins<'a>(
             version: Some(_), ..
         } = &join.relation
         {
-            temporal_join(join, catalog, scope)?;
+            *change_log |= temporal_join(join, catalog, scope)?;
         }
         scope_of(&join.relation, catalog, scope);
     }
@@ -299,11 +348,12 @@ fn versioned<'a>(
     })
 }
 
+/// Rewrites one temporal join; whether it reads a change log's versions.
 fn temporal_join(
     join: &mut Join,
     catalog: &Catalog,
     scope: &[InScope<'_>],
-) -> Result<(), SqlError> {
+) -> Result<bool, SqlError> {
     let TableFactor::Table {
         name,
         alias,
@@ -312,7 +362,7 @@ fn temporal_join(
         ..
     } = &join.relation
     else {
-        return Ok(());
+        return Ok(false);
     };
     let TableVersion::ForSystemTimeAsOf(time) = version else {
         return Err(SqlError::Unsupported(format!(
@@ -410,7 +460,7 @@ fn temporal_join(
     } else {
         JoinOperator::Inner(condition)
     };
-    Ok(())
+    Ok(table.tombstone)
 }
 
 fn asof_join(join: &mut Join) -> Result<(), SqlError> {
