@@ -370,11 +370,11 @@ impl<S: KeySource> Probe<'_, S> {
                 _ => versions.lookup(S::Tag::default(), 0, false, |_| true),
             };
             let Some(group) = group else { continue };
-            let vs = versions.group(group);
-            let Some(pos) = choose(plan.op, vs, x) else {
+            let (times, rows) = versions.group(group);
+            let Some(pos) = choose(plan.op, times, x) else {
                 continue;
             };
-            let row = vs[pos].row;
+            let row = rows[pos];
             if self.tombstone(row) {
                 continue; // a delete ends the key's validity
             }
@@ -387,7 +387,7 @@ impl<S: KeySource> Probe<'_, S> {
                 }),
             }
         }
-        if let Some(f) = filter {
+        if let Some(f) = filter.filter(|_| !pending.is_empty()) {
             match plan.join.timing {
                 FilterTiming::AfterChoice => {
                     self.filter_chosen(f, versions, left, pending, &mut chosen)?
@@ -410,7 +410,7 @@ impl<S: KeySource> Probe<'_, S> {
         pending: Vec<Pending>,
         chosen: &mut [u32],
     ) -> Result<()> {
-        let rows = |p: &Pending| versions.group(p.group)[p.pos as usize].row;
+        let rows = |p: &Pending| versions.group(p.group).1[p.pos as usize];
         let lrows: Vec<u32> = pending.iter().map(|p| p.left).collect();
         let rrows: Vec<u32> = pending.iter().map(rows).collect();
         let keep = self.evaluate(f, left, &lrows, &rrows)?;
@@ -443,14 +443,14 @@ impl<S: KeySource> Probe<'_, S> {
             rrows.clear();
             spans.clear();
             for p in &pending {
-                let vs = versions.group(p.group);
+                let (_, vs) = versions.group(p.group);
                 let start = rrows.len();
                 // Whether the walk ends with this round's candidates (a
                 // tombstone or the group's end next).
                 let mut ends = false;
                 let mut pos = p.pos as usize;
                 for _ in 0..step {
-                    let row = vs[pos].row;
+                    let row = vs[pos];
                     if self.tombstone(row) {
                         ends = true;
                         break;

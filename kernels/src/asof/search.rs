@@ -11,7 +11,7 @@ use crate::condition::CmpOp;
 /// last of its ties), `>` the last with a time `< x`, `<=` the first with a
 /// time `>= x` (the smallest, the first of its ties), `<` the first with a
 /// time `> x`.
-#[inline]
+#[inline(always)]
 pub(super) fn choose(op: Option<CmpOp>, times: impl TimeAt, x: i64) -> Option<usize> {
     let n = times.len();
     match op {
