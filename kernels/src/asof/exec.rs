@@ -371,7 +371,7 @@ impl<S: KeySource> Probe<'_, S> {
             };
             let Some(group) = group else { continue };
             let (times, rows) = versions.group(group);
-            let Some(pos) = choose(plan.op, times, x) else {
+            let Some(pos) = choose(plan.op, &times, x) else {
                 continue;
             };
             let row = rows[pos];

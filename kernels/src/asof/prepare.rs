@@ -15,6 +15,8 @@
 
 use rayon::prelude::*;
 
+use super::search::{FENCE, Fenced};
+
 use crate::hash::table::JoinTable;
 use crate::keys::KeySource;
 
@@ -36,11 +38,13 @@ pub(super) struct GroupRef {
     len: u32,
 }
 
-/// Versions as two parallel columns: the times (what a binary search
-/// reads, kept dense) and the right rows.
+/// Versions as parallel columns: the times (what a binary search reads,
+/// kept dense), every [`FENCE`]-th time (see `search`), and the right
+/// rows.
 #[derive(Debug, Default)]
 struct Columns {
     times: Vec<i64>,
+    fences: Vec<i64>,
     rows: Vec<u32>,
 }
 
@@ -48,6 +52,7 @@ impl Columns {
     fn of(versions: &[Version]) -> Columns {
         Columns {
             times: versions.iter().map(|v| v.time).collect(),
+            fences: versions.iter().step_by(FENCE).map(|v| v.time).collect(),
             rows: versions.iter().map(|v| v.row).collect(),
         }
     }
@@ -71,8 +76,8 @@ pub(super) fn bytes_for<T: Copy + Eq + Default>(n: usize, keyed: bool) -> usize 
         0
     };
     // The versions before and after grouping (at most n each), both as
-    // `Version`s and as columns, and the build's scratch.
-    table + 4 * n * std::mem::size_of::<Version>() + n * 8
+    // `Version`s and as columns (with fences), and the build's scratch.
+    table + 4 * n * std::mem::size_of::<Version>() + 2 * n * 8 / FENCE + n * 8
 }
 
 impl<T: Copy + Eq + Default + Send + Sync> Versions<T> {
@@ -191,10 +196,16 @@ impl<T: Copy + Eq + Default + Send + Sync> Versions<T> {
     /// The versions of a group, sorted by time (ties in input order): their
     /// times and their right rows.
     #[inline(always)]
-    pub(super) fn group(&self, g: GroupRef) -> (&[i64], &[u32]) {
+    pub(super) fn group(&self, g: GroupRef) -> (Fenced<'_>, &[u32]) {
         let list = if g.many { &self.grouped } else { &self.single };
-        let range = g.start as usize..(g.start + g.len) as usize;
-        (&list.times[range.clone()], &list.rows[range])
+        let (start, end) = (g.start as usize, (g.start + g.len) as usize);
+        let times = Fenced {
+            times: &list.times,
+            fences: &list.fences,
+            start,
+            end,
+        };
+        (times, &list.rows[start..end])
     }
 }
 
