@@ -21,16 +21,52 @@ pub(super) const FENCE: usize = 16;
 /// last of its ties), `>` the last with a time `< x`, `<=` the first with a
 /// time `>= x` (the smallest, the first of its ties), `<` the first with a
 /// time `> x`.
-#[inline(always)]
-pub(super) fn choose(op: Option<CmpOp>, times: &(impl Sorted + ?Sized), x: i64) -> Option<usize> {
-    let n = times.len();
+///
+/// The probe runs this in two steps ([`Fenced::block`] for a window of
+/// rows, then [`Fenced::finish`] and [`pick`]); this is the composition
+/// its tests check.
+#[cfg(test)]
+fn choose(op: Option<CmpOp>, times: &(impl Sorted + ?Sized), n: usize, x: i64) -> Option<usize> {
     match op {
         None => n.checked_sub(1),
-        Some(CmpOp::Ge) => times.partition_point(|t| t <= x).checked_sub(1),
-        Some(CmpOp::Gt) => times.partition_point(|t| t < x).checked_sub(1),
-        Some(CmpOp::Le) => Some(times.partition_point(|t| t < x)).filter(|&p| p < n),
-        Some(CmpOp::Lt) => Some(times.partition_point(|t| t <= x)).filter(|&p| p < n),
+        Some(op) => pick(op, times.partition_point(|t| below(op, t, x)), n),
     }
+}
+
+/// The predicate whose partition point [`pick`] turns into the choice:
+/// `t <= x` for `>=` and `<`, `t < x` for `>` and `<=`.
+#[inline(always)]
+pub(super) fn below(op: CmpOp, t: i64, x: i64) -> bool {
+    match op {
+        CmpOp::Ge | CmpOp::Lt => t <= x,
+        CmpOp::Gt | CmpOp::Le => t < x,
+    }
+}
+
+/// The chosen position from the partition point `p` of [`below`] in `n`
+/// times: the one before it for `>=` and `>`, itself for `<=` and `<`.
+#[inline(always)]
+pub(super) fn pick(op: CmpOp, p: usize, n: usize) -> Option<usize> {
+    match op {
+        CmpOp::Ge | CmpOp::Gt => p.checked_sub(1),
+        CmpOp::Le | CmpOp::Lt => (p < n).then_some(p),
+    }
+}
+
+/// Asks the CPU to start loading the cache line of `value`, so that a
+/// read of it a little later does not wait for memory.
+#[inline(always)]
+pub(super) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it reads nothing the program can
+    // observe and never faults, and the pointer comes from a reference.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+            (value as *const T).cast::<i8>(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 
 /// Whether the candidates after the chosen one (when a filter rejects it)
@@ -43,19 +79,12 @@ pub(super) fn walks_down(op: Option<CmpOp>) -> bool {
 
 /// Times sorted ascending, searched by position.
 pub(super) trait Sorted {
-    /// How many times.
-    fn len(&self) -> usize;
     /// The first position whose time fails `pred` (which holds for a
     /// prefix).
     fn partition_point(&self, pred: impl Fn(i64) -> bool) -> usize;
 }
 
 impl Sorted for [i64] {
-    #[inline(always)]
-    fn len(&self) -> usize {
-        <[i64]>::len(self)
-    }
-
     #[inline(always)]
     fn partition_point(&self, pred: impl Fn(i64) -> bool) -> usize {
         // A branch-free binary search: the comparison picks the base.
@@ -86,21 +115,19 @@ pub(super) struct Fenced<'a> {
     pub end: usize,
 }
 
-impl Sorted for Fenced<'_> {
+impl Fenced<'_> {
+    /// The absolute positions `lo..hi` (at most [`FENCE`] apart, or the
+    /// whole group when it is small) within which the partition point of
+    /// `pred` lies, found from the fences alone.
     #[inline(always)]
-    fn len(&self) -> usize {
-        self.end - self.start
-    }
-
-    #[inline(always)]
-    fn partition_point(&self, pred: impl Fn(i64) -> bool) -> usize {
+    pub(super) fn block(&self, pred: impl Fn(i64) -> bool) -> (usize, usize) {
         let (s, e) = (self.start, self.end);
         if e - s <= 2 * FENCE || self.fences.is_empty() {
-            return Sorted::partition_point(&self.times[s..e], pred);
+            return (s, e);
         }
         // The fences inside the group: positions q * FENCE in [s, e).
         let (q_lo, q_hi) = (s.div_ceil(FENCE), (e - 1) / FENCE + 1);
-        let k = Sorted::partition_point(&self.fences[q_lo..q_hi], &pred);
+        let k = Sorted::partition_point(&self.fences[q_lo..q_hi], pred);
         // The answer lies after the last fence that holds (or the group's
         // start) and at or before the first that fails (or the end).
         let lo = if k == 0 { s } else { (q_lo + k - 1) * FENCE };
@@ -109,7 +136,21 @@ impl Sorted for Fenced<'_> {
         } else {
             (q_lo + k) * FENCE
         };
-        lo + Sorted::partition_point(&self.times[lo..hi], pred) - s
+        (lo, hi)
+    }
+
+    /// The partition point of `pred`, relative to the group's start, from
+    /// its [`block`](Self::block).
+    #[inline(always)]
+    pub(super) fn finish(&self, (lo, hi): (usize, usize), pred: impl Fn(i64) -> bool) -> usize {
+        lo + Sorted::partition_point(&self.times[lo..hi], pred) - self.start
+    }
+}
+
+impl Sorted for Fenced<'_> {
+    #[inline(always)]
+    fn partition_point(&self, pred: impl Fn(i64) -> bool) -> usize {
+        self.finish(self.block(&pred), pred)
     }
 }
 
@@ -149,7 +190,7 @@ mod tests {
             for op in OPS {
                 for x in -6..18 {
                     assert_eq!(
-                        choose(op, times, x),
+                        choose(op, times, times.len(), x),
                         scan(op, times, x),
                         "{op:?} {times:?} {x}"
                     );
@@ -182,7 +223,11 @@ mod tests {
             for op in OPS {
                 for x in -3..110 {
                     let want = scan(op, &times[start..end], x);
-                    assert_eq!(choose(op, &group, x), want, "{op:?} {start}..{end} {x}");
+                    assert_eq!(
+                        choose(op, &group, end - start, x),
+                        want,
+                        "{op:?} {start}..{end} {x}"
+                    );
                 }
             }
         }
