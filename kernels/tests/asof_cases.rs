@@ -566,3 +566,20 @@ fn a_filter_giving_the_wrong_number_of_values_is_an_error() {
     let err = join.collect(one(&l), one(&r)).unwrap_err().to_string();
     assert!(err.contains("candidate pairs"), "{err}");
 }
+
+#[test]
+fn a_decimal_time_beyond_its_precision_is_an_error_not_a_wrong_order() {
+    // Precision 18 holds at most 18 digits; 10^19 does not fit it (Arrow
+    // does not check values against the precision, so the kernel does).
+    let a = Decimal128Array::from(vec![10i128.pow(19)])
+        .with_precision_and_scale(18, 0)
+        .unwrap();
+    let t = batch(vec![("t", Arc::new(a) as ArrayRef)]);
+    let join = AsofJoin::new(
+        JoinType::Inner,
+        vec![],
+        RangeCondition::new(0, CmpOp::Ge, 0),
+    );
+    let err = join.collect(one(&t), one(&t)).unwrap_err().to_string();
+    assert!(err.contains("exceeds its precision"), "{err}");
+}

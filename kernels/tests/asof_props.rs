@@ -129,10 +129,10 @@ fn sizes() -> impl Strategy<Value = usize> {
     prop_oneof![Just(1usize), Just(2), Just(7), Just(8192)]
 }
 
-fn case() -> impl Strategy<Value = Case> {
+fn case(max_rows: usize) -> impl Strategy<Value = Case> {
     let left = prop::collection::vec(
         (small(), small(), time(), payload()).prop_map(|(k1, k2, t, a)| LRow { k1, k2, t, a }),
-        0..24,
+        0..max_rows,
     );
     let right = prop::collection::vec(
         (
@@ -143,7 +143,7 @@ fn case() -> impl Strategy<Value = Case> {
             proptest::option::weighted(0.9, prop::bool::weighted(0.2)),
         )
             .prop_map(|(k1, k2, t, b, tomb)| RRow { k1, k2, t, b, tomb }),
-        0..24,
+        0..max_rows,
     );
     let keys = prop_oneof![
         Just(Keys::None),
@@ -451,7 +451,19 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn asof_join_equals_the_oracle(c in case()) {
+    fn asof_join_equals_the_oracle(c in case(24)) {
+        let got = run(&c).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(got, oracle(&c));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: config().cases / 8, ..config() })]
+
+    /// Groups large enough to be searched through their fences (more than
+    /// 32 versions), starting anywhere in the grouped versions.
+    #[test]
+    fn large_groups_equal_the_oracle(c in case(300)) {
         let got = run(&c).map_err(TestCaseError::fail)?;
         prop_assert_eq!(got, oracle(&c));
     }

@@ -12,7 +12,7 @@ use arrow_select::take::take;
 use rayon::prelude::*;
 
 use super::prepare::{GroupRef, Version, Versions, bytes_for, tag_hash};
-use super::search::{choose, walks_down};
+use super::search::{below, pick, prefetch, walks_down};
 use super::time::{Times, check_time, time_column};
 use super::{AsofJoin, FilterTiming, TimeRule};
 use crate::condition::CmpOp;
@@ -33,7 +33,7 @@ const MORSEL_ROWS: usize = 1 << 14;
 
 /// Right rows per partition the partitioned mode aims at when it chooses
 /// the partition count.
-const PARTITION_ROWS: usize = 1 << 16;
+const PARTITION_ROWS: usize = 1 << 13;
 
 /// The most partition bits the partitioned mode chooses by itself.
 const MAX_PARTITION_BITS: u32 = 10;
@@ -41,6 +41,9 @@ const MAX_PARTITION_BITS: u32 = 10;
 /// The most candidates one left row tries per filter evaluation when the
 /// filter is applied before the choice (the count doubles from 1).
 const MAX_STEP: usize = 1024;
+
+/// Left rows whose versions are looked for together (see `morsel`).
+const WINDOW: usize = 32;
 
 /// No version (a left row without a match).
 const NONE: u32 = u32::MAX;
@@ -315,6 +318,16 @@ struct Probe<'a, S> {
     sink: &'a BatchSink<'a>,
 }
 
+/// A left row found in its group, its version not yet chosen: the block
+/// of the group that holds it is being loaded.
+#[derive(Clone, Copy)]
+struct Job {
+    left: u32,
+    group: GroupRef,
+    x: i64,
+    block: (usize, usize),
+}
+
 /// A left row whose candidates the filter decides: its group and the
 /// position of its next candidate there.
 #[derive(Clone, Copy)]
@@ -351,43 +364,68 @@ impl<S: KeySource> Probe<'_, S> {
         let filter = plan.join.options.filter.as_deref();
         let mut chosen = vec![NONE; m];
         let mut pending: Vec<Pending> = Vec::new();
-        for (i, slot) in chosen.iter_mut().enumerate() {
-            if lnulls.as_ref().is_some_and(|n| n.is_null(i)) {
-                continue;
-            }
-            let x = match &ltimes {
-                Some(t) if !t.valid(i) => continue,
-                Some(t) => t.values[i],
-                None => 0,
-            };
-            let group = match (&lkeys, self.rkeys) {
-                (Some(lk), Some(rk)) => {
-                    let tag = lk.tag(i);
-                    versions.lookup(tag, S::hash(tag), S::VERIFY, |row| {
-                        lk.same_key(i, rk, row as usize)
-                    })
+        let mut window: Vec<Job> = Vec::with_capacity(WINDOW);
+        for at in (0..m).step_by(WINDOW) {
+            // Find each row's group and the block of its version, and start
+            // loading that block, for a window of rows; then finish them,
+            // their loads overlapped instead of one after the other.
+            window.clear();
+            for i in at..m.min(at + WINDOW) {
+                if lnulls.as_ref().is_some_and(|n| n.is_null(i)) {
+                    continue;
                 }
-                _ => versions.lookup(S::Tag::default(), 0, false, |_| true),
-            };
-            let Some(group) = group else { continue };
-            let vs = versions.group(group);
-            let Some(pos) = choose(plan.op, vs, x) else {
-                continue;
-            };
-            let row = vs[pos].row;
-            if self.tombstone(row) {
-                continue; // a delete ends the key's validity
-            }
-            match filter {
-                None => *slot = row,
-                Some(_) => pending.push(Pending {
+                let x = match &ltimes {
+                    Some(t) if !t.valid(i) => continue,
+                    Some(t) => t.values[i],
+                    None => 0,
+                };
+                let group = match (&lkeys, self.rkeys) {
+                    (Some(lk), Some(rk)) => {
+                        let tag = lk.tag(i);
+                        versions.lookup(tag, S::hash(tag), S::VERIFY, |row| {
+                            lk.same_key(i, rk, row as usize)
+                        })
+                    }
+                    _ => versions.lookup(S::Tag::default(), 0, false, |_| true),
+                };
+                let Some(group) = group else { continue };
+                let (times, rows) = versions.group(group);
+                let block = match plan.op {
+                    Some(op) => times.block(|t| below(op, t, x)),
+                    None => (times.end - 1, times.end),
+                };
+                prefetch(&times.times[block.0]);
+                prefetch(&rows[block.0 - times.start]);
+                window.push(Job {
                     left: i as u32,
                     group,
-                    pos: pos as u32,
-                }),
+                    x,
+                    block,
+                });
+            }
+            for job in &window {
+                let (times, rows) = versions.group(job.group);
+                let n = rows.len();
+                let pos = match plan.op {
+                    Some(op) => pick(op, times.finish(job.block, |t| below(op, t, job.x)), n),
+                    None => n.checked_sub(1),
+                };
+                let Some(pos) = pos else { continue };
+                let row = rows[pos];
+                if self.tombstone(row) {
+                    continue; // a delete ends the key's validity
+                }
+                match filter {
+                    None => chosen[job.left as usize] = row,
+                    Some(_) => pending.push(Pending {
+                        left: job.left,
+                        group: job.group,
+                        pos: pos as u32,
+                    }),
+                }
             }
         }
-        if let Some(f) = filter {
+        if let Some(f) = filter.filter(|_| !pending.is_empty()) {
             match plan.join.timing {
                 FilterTiming::AfterChoice => {
                     self.filter_chosen(f, versions, left, pending, &mut chosen)?
@@ -410,7 +448,7 @@ impl<S: KeySource> Probe<'_, S> {
         pending: Vec<Pending>,
         chosen: &mut [u32],
     ) -> Result<()> {
-        let rows = |p: &Pending| versions.group(p.group)[p.pos as usize].row;
+        let rows = |p: &Pending| versions.group(p.group).1[p.pos as usize];
         let lrows: Vec<u32> = pending.iter().map(|p| p.left).collect();
         let rrows: Vec<u32> = pending.iter().map(rows).collect();
         let keep = self.evaluate(f, left, &lrows, &rrows)?;
@@ -443,14 +481,14 @@ impl<S: KeySource> Probe<'_, S> {
             rrows.clear();
             spans.clear();
             for p in &pending {
-                let vs = versions.group(p.group);
+                let (_, vs) = versions.group(p.group);
                 let start = rrows.len();
                 // Whether the walk ends with this round's candidates (a
                 // tombstone or the group's end next).
                 let mut ends = false;
                 let mut pos = p.pos as usize;
                 for _ in 0..step {
-                    let row = vs[pos].row;
+                    let row = vs[pos];
                     if self.tombstone(row) {
                         ends = true;
                         break;

@@ -15,7 +15,8 @@
 
 use rayon::prelude::*;
 
-use super::search::TimeAt;
+use super::search::{FENCE, Fenced};
+
 use crate::hash::table::JoinTable;
 use crate::keys::KeySource;
 
@@ -28,17 +29,6 @@ pub(super) struct Version {
     pub row: u32,
 }
 
-impl TimeAt for &[Version] {
-    #[inline(always)]
-    fn len(&self) -> usize {
-        <[Version]>::len(self)
-    }
-    #[inline(always)]
-    fn at(&self, i: usize) -> i64 {
-        self[i].time
-    }
-}
-
 /// Where a key's versions are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct GroupRef {
@@ -48,14 +38,34 @@ pub(super) struct GroupRef {
     len: u32,
 }
 
+/// Versions as parallel columns: the times (what a binary search reads,
+/// kept dense), every [`FENCE`]-th time (see `search`), and the right
+/// rows.
+#[derive(Debug, Default)]
+struct Columns {
+    times: Vec<i64>,
+    fences: Vec<i64>,
+    rows: Vec<u32>,
+}
+
+impl Columns {
+    fn of(versions: &[Version]) -> Columns {
+        Columns {
+            times: versions.iter().map(|v| v.time).collect(),
+            fences: versions.iter().step_by(FENCE).map(|v| v.time).collect(),
+            rows: versions.iter().map(|v| v.row).collect(),
+        }
+    }
+}
+
 /// The right side's versions, grouped by key and sorted by time.
 pub(super) struct Versions<T> {
     /// Distinct keys; `None` when the join has no equality keys.
     table: Option<JoinTable<T>>,
     /// The versions in input order; a key of one row points here.
-    single: Vec<Version>,
+    single: Columns,
     /// The groups of repeated keys, each sorted by (time, row).
-    grouped: Vec<Version>,
+    grouped: Columns,
 }
 
 /// Bytes [`Versions::build`] holds for `n` rows, with a table when `keyed`.
@@ -65,8 +75,9 @@ pub(super) fn bytes_for<T: Copy + Eq + Default>(n: usize, keyed: bool) -> usize 
     } else {
         0
     };
-    // `single` and `grouped` (at most n each), and the build's scratch.
-    table + 2 * n * std::mem::size_of::<Version>() + n * 8
+    // The versions before and after grouping (at most n each), both as
+    // `Version`s and as columns (with fences), and the build's scratch.
+    table + 4 * n * std::mem::size_of::<Version>() + 2 * n * 8 / FENCE + n * 8
 }
 
 impl<T: Copy + Eq + Default + Send + Sync> Versions<T> {
@@ -86,8 +97,8 @@ impl<T: Copy + Eq + Default + Send + Sync> Versions<T> {
             grouped.par_sort_unstable();
             return Versions {
                 table: None,
-                single: Vec::new(),
-                grouped,
+                single: Columns::default(),
+                grouped: Columns::of(&grouped),
             };
         };
         let n = versions.len();
@@ -139,8 +150,8 @@ impl<T: Copy + Eq + Default + Send + Sync> Versions<T> {
         }
         Versions {
             table: Some(table),
-            single: versions,
-            grouped,
+            single: Columns::of(&versions),
+            grouped: Columns::of(&grouped),
         }
     }
 
@@ -156,14 +167,14 @@ impl<T: Copy + Eq + Default + Send + Sync> Versions<T> {
         same: impl Fn(u32) -> bool,
     ) -> Option<GroupRef> {
         let Some(table) = &self.table else {
-            return (!self.grouped.is_empty()).then_some(GroupRef {
+            return (!self.grouped.rows.is_empty()).then_some(GroupRef {
                 many: true,
                 start: 0,
-                len: self.grouped.len() as u32,
+                len: self.grouped.rows.len() as u32,
             });
         };
         let e = if verify {
-            table.find(tag, h, |first| same(self.single[first as usize].row))
+            table.find(tag, h, |first| same(self.single.rows[first as usize]))
         } else {
             table.find_exact(tag, h)
         }?;
@@ -182,11 +193,19 @@ impl<T: Copy + Eq + Default + Send + Sync> Versions<T> {
         })
     }
 
-    /// The versions of a group, sorted by time (ties in input order).
+    /// The versions of a group, sorted by time (ties in input order): their
+    /// times and their right rows.
     #[inline(always)]
-    pub(super) fn group(&self, g: GroupRef) -> &[Version] {
+    pub(super) fn group(&self, g: GroupRef) -> (Fenced<'_>, &[u32]) {
         let list = if g.many { &self.grouped } else { &self.single };
-        &list[g.start as usize..(g.start + g.len) as usize]
+        let (start, end) = (g.start as usize, (g.start + g.len) as usize);
+        let times = Fenced {
+            times: &list.times,
+            fences: &list.fences,
+            start,
+            end,
+        };
+        (times, &list.rows[start..end])
     }
 }
 
@@ -222,7 +241,7 @@ mod tests {
         let (_, built) = versions(&keys, &times);
         let rows = |k: u64| {
             let g = built.lookup(k, hash_u64(k), false, |_| true).unwrap();
-            built.group(g).iter().map(|v| v.row).collect::<Vec<_>>()
+            built.group(g).1.to_vec()
         };
         assert_eq!(rows(7), vec![2, 0, 3]);
         assert_eq!(rows(3), vec![5, 1]);
