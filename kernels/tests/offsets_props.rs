@@ -19,8 +19,8 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use tenon_kernels::{
-    CmpOp, JoinInput, JoinKernel, JoinSide, JoinType, KernelError, NestedLoopJoin,
-    RangeCondition, SortMergeJoin,
+    CmpOp, JoinInput, JoinKernel, JoinSide, JoinType, KernelError, NestedLoopJoin, RangeCondition,
+    SortMergeJoin,
 };
 
 use common::reference::{RefJoin, RowFilter};

@@ -178,11 +178,9 @@ impl Constant {
                 i64::from(i.days),
                 i128::from(i.nanoseconds),
             ),
-            S::IntervalDayTime(Some(i)) => Constant::Interval(
-                0,
-                i64::from(i.days),
-                i128::from(i.milliseconds) * 1_000_000,
-            ),
+            S::IntervalDayTime(Some(i)) => {
+                Constant::Interval(0, i64::from(i.days), i128::from(i.milliseconds) * 1_000_000)
+            }
             S::IntervalYearMonth(Some(m)) => Constant::Interval(i64::from(*m), 0, 0),
             _ => return None,
         })
@@ -207,7 +205,13 @@ impl Constant {
         match (self, t) {
             (
                 Constant::Int(x),
-                D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32
+                D::Int8
+                | D::Int16
+                | D::Int32
+                | D::Int64
+                | D::UInt8
+                | D::UInt16
+                | D::UInt32
                 | D::UInt64,
             ) => Some(x),
             (Constant::Interval(0, days, nanos), D::Timestamp(unit, tz)) => {
