@@ -142,6 +142,7 @@ impl PhysicalExpr {
         if let Some(out) = decimal::try_arith(op, l, r) {
             return Ok(out); // fits its precision by construction
         }
+        super::interval::check_date_interval(l, r, &self.text)?;
         // The checked kernels: integer overflow and division by zero are
         // errors, not wrapped values (SQL semantics).
         let out = match op {

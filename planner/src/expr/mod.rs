@@ -43,6 +43,7 @@ mod context;
 mod decimal;
 mod error;
 mod eval;
+mod interval;
 mod join_filter;
 mod logic;
 mod physical;

@@ -149,6 +149,7 @@ pub(crate) fn parse_query(sql: &str) -> Result<Statement, SqlError> {
             if matches!(statement, Statement::Query(_)) {
                 let mut statement = super::unsupported::refuse_unsupported(statement)?;
                 super::rebalance::rebalance_set_operations(&mut statement);
+                super::interval_fields::rewrite_interval_ranges(&mut statement)?;
                 Ok(statement)
             } else {
                 Err(SqlError::Unsupported(format!(
