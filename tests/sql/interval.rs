@@ -162,11 +162,14 @@ fn sessions(l: &Side, r: &Side, names: ([&str; 3], [&str; 3], &str, &str)) -> Ve
         .collect()
 }
 
-/// The query of one join type over `l` and `r` with condition `on`.
+/// The query of one join type over `l` and `r` with condition `on`. A
+/// semi/anti join's hint names `l` (the subquery's `r` is not in the outer
+/// block's scope).
 fn query(hint: &str, kind: &str, on: &str) -> String {
     match kind {
         "SEMI" | "ANTI" => {
             let not = if kind == "ANTI" { "NOT " } else { "" };
+            let hint = hint.replace("(r)", "(l)");
             format!("SELECT {hint} l.id FROM l WHERE {not}EXISTS (SELECT 1 FROM r WHERE {on})")
         }
         _ => format!("SELECT {hint} l.id, r.id FROM l {kind} JOIN r ON {on}"),
@@ -261,7 +264,8 @@ fn orders_and_shipments() {
     let orders = Side::random(&mut g, 50, 0, 1, 12 * HOUR, MIN);
     let mut ships = Side::random(&mut g, 70, 500, 1, 12 * HOUR, MIN);
     for row in &mut ships.rows {
-        row.1 = g.maybe(10, g.below(55)); // order ids 0..55, some unknown
+        let order = g.below(55); // order ids 0..55, some unknown
+        row.1 = g.maybe(10, order);
     }
     let sessions = sessions(
         &orders,
@@ -269,8 +273,8 @@ fn orders_and_shipments() {
         (
             ["id", "o_k", "order_time"],
             ["id", "order_id", "ship_time"],
-            "Orders",
-            "Shipments",
+            "orders",
+            "shipments",
         ),
     );
     let on = "o.id = s.order_id AND o.order_time BETWEEN s.ship_time - INTERVAL '4' HOUR AND \
@@ -299,8 +303,9 @@ fn orders_and_shipments() {
             let hint = hint.replace("(r)", "(s)").replace("(l)", "(o)");
             let sql = match kind {
                 "SEMI" | "ANTI" => format!(
-                    "SELECT {hint} o.id FROM Orders o WHERE {}EXISTS (SELECT 1 FROM Shipments s \
+                    "SELECT {} o.id FROM Orders o WHERE {}EXISTS (SELECT 1 FROM Shipments s \
                      WHERE {on})",
+                    hint.replace("(s)", "(o)"),
                     if kind == "ANTI" { "NOT " } else { "" }
                 ),
                 "INNER" => {
