@@ -152,7 +152,10 @@ impl PhysicalExpr {
             ArithOp::Div => numeric::div(l, r),
             ArithOp::Rem => numeric::rem(l, r),
         }
-        .map_err(|e| ExprError::arrow(&self.text, e))?;
+        .map_err(|e| {
+            super::interval::out_of_range(&self.text, l.data_type(), r.data_type(), &e)
+                .unwrap_or_else(|| ExprError::arrow(&self.text, e))
+        })?;
         // Arrow checks decimals only against the 128/256-bit range; SQL
         // requires the result to fit its declared precision.
         let overflow = |e: ArrowError| ExprError::Overflow {

@@ -142,6 +142,40 @@ pub(crate) fn check_date_interval(l: &Value, r: &Value, text: &str) -> Result<()
     Ok(())
 }
 
+/// The error of a timestamp or date result that Arrow found out of its
+/// type's range, in tenon's words (`None`: not such an error).
+pub(crate) fn out_of_range(
+    text: &str,
+    l: &DataType,
+    r: &DataType,
+    err: &arrow_schema::ArrowError,
+) -> Option<ExprError> {
+    let time = |t: &DataType| {
+        matches!(
+            t,
+            DataType::Timestamp(..) | DataType::Date32 | DataType::Date64
+        )
+    };
+    let (t, other) = if time(l) { (l, r) } else { (r, l) };
+    if !time(t) || !is_interval(other) {
+        return None;
+    }
+    let message = err.to_string();
+    if !(message.contains("out of range") || message.contains("overflow")) {
+        return None;
+    }
+    let hint = match t {
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+            "; nanosecond timestamps reach the years 1677 to 2262, cast to TIMESTAMP(6) for more"
+        }
+        _ => "",
+    };
+    Some(ExprError::Eval {
+        expr: text.to_string(),
+        message: format!("the result is out of the range of {t}{hint}"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
