@@ -467,8 +467,8 @@ fn zoned_timestamps_keep_their_zone() {
     let mut s = empty_session(1, 8192);
     let zone = "Europe/Berlin";
     // 2024-03-30T12:00:00+01:00 and 2024-01-01T00:00:00+01:00
-    let t = TimestampMillisecondArray::from(vec![Some(1_711_796_400_000), None])
-        .with_timezone(zone);
+    let t =
+        TimestampMillisecondArray::from(vec![Some(1_711_796_400_000), None]).with_timezone(zone);
     let b = RecordBatch::try_from_iter([("t", Arc::new(t) as _)]).unwrap();
     s.register_batch("z", b).unwrap();
     let rows = run(
