@@ -73,7 +73,7 @@ fn fields(
 /// The unit list of a range literal: `'-1:30' HOUR TO MINUTE` is
 /// `-1 hours -30 minutes`.
 fn unit_list(i: &Interval) -> Result<String, SqlError> {
-    let shown = || format!("INTERVAL {i}");
+    let shown = || i.to_string();
     let (Some(leading), Some(last)) = (&i.leading_field, &i.last_field) else {
         return Err(SqlError::Unsupported(format!(
             "{}: an interval range needs a leading field (e.g. HOUR TO MINUTE)",
