@@ -255,11 +255,10 @@ enum Kernel {
     Nested { build: JoinSide, fast: bool },
 }
 
-fn collect(
-    join: &dyn Fn(&JoinInput, &JoinInput) -> Result<Vec<RecordBatch>, KernelError>,
-    inp: &Inputs,
-    ctx: &str,
-) -> Result<Vec<RecordBatch>, String> {
+/// A configured kernel's `collect`.
+type Collect<'a> = &'a dyn Fn(&JoinInput, &JoinInput) -> Result<Vec<RecordBatch>, KernelError>;
+
+fn collect(join: Collect<'_>, inp: &Inputs, ctx: &str) -> Result<Vec<RecordBatch>, String> {
     catch_unwind(AssertUnwindSafe(|| join(&inp.left, &inp.right)))
         .map_err(|p| {
             format!(
