@@ -593,4 +593,22 @@ mod tests {
             vec![(Some(0), CmpOp::Lt, Some(0), i64::MAX - 1)]
         );
     }
+
+    #[test]
+    fn whole_days_are_date_offsets() {
+        let side = |q: &str| {
+            let schema = Arc::new(Schema::new(vec![Field::new("d", DataType::Date32, true)]));
+            DFSchema::try_from_qualified_schema(q, &schema).unwrap()
+        };
+        let (l, r) = (side("l"), side("r"));
+        let pred = col("l.d").lt_eq(col("r.d") + interval(0, 3, 0));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Le, Some(0), 3)]
+        );
+        // a time of day makes the side a timestamp: not the date's type
+        let pred = col("l.d").lt_eq(col("r.d") + interval(0, 0, 3_600_000_000_000));
+        let (specs, _) = split_ranges(&pred, &l, &r, &QueryContext::new());
+        assert!(specs.iter().all(|s| s.offset == 0), "{specs:?}");
+    }
 }
