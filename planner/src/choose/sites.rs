@@ -85,7 +85,10 @@ impl BlockToDecide<'_> {
             left: site.left.name.clone(),
             right: site.right.name.clone(),
             keys: key_texts(join),
-            filter: join.filter.as_ref().map(ToString::to_string),
+            filter: join
+                .filter
+                .as_ref()
+                .map(|f| crate::expr::readable_intervals(&f.to_string())),
             reason: or_note(decision.reason, decision.strategy, join),
             adaptive_build_side: allows_adaptive_build_side(&decision.source, decision.strategy),
             source: decision.source,

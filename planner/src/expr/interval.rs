@@ -65,6 +65,48 @@ pub(crate) fn literal_text(v: &ScalarValue) -> Option<String> {
     Some(format!("INTERVAL '{}'", parts.join(" ")))
 }
 
+/// `text` (an expression as DataFusion displays it) with every interval
+/// literal written as SQL: `r.t + IntervalMonthDayNano("IntervalMonthDayNano
+/// { months: 0, days: 0, nanoseconds: 600000000000 }")` becomes `r.t +
+/// INTERVAL '00:10:00'`. For EXPLAIN's join conditions.
+pub(crate) fn readable_intervals(text: &str) -> String {
+    const HEAD: &str = "IntervalMonthDayNano(\"IntervalMonthDayNano { months: ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(HEAD) {
+        out.push_str(&rest[..at]);
+        let body = &rest[at + HEAD.len()..];
+        match parse_month_day_nano(body) {
+            Some((value, used)) => {
+                out.push_str(&literal_text(&value).unwrap_or_default());
+                rest = &body[used..];
+            }
+            None => {
+                out.push_str(HEAD);
+                rest = body;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `M, days: D, nanoseconds: N }")` at the start of `s`: the interval and
+/// the bytes it took.
+fn parse_month_day_nano(s: &str) -> Option<(ScalarValue, usize)> {
+    fn number<T: std::str::FromStr>(s: &str, end: &str) -> Option<(T, usize)> {
+        let stop = s.find(end)?;
+        Some((s[..stop].trim().parse().ok()?, stop + end.len()))
+    }
+    let (months, a) = number::<i32>(s, ", days: ")?;
+    let (days, b) = number::<i32>(&s[a..], ", nanoseconds: ")?;
+    let (nanos, c) = number::<i64>(&s[a + b..], " }\")")?;
+    let value = ScalarValue::IntervalMonthDayNano(Some(arrow_buffer::IntervalMonthDayNano::new(
+        months, days, nanos,
+    )));
+    Some((value, a + b + c))
+}
+
 fn is_date(t: &DataType) -> bool {
     matches!(t, DataType::Date32 | DataType::Date64)
 }
@@ -194,5 +236,18 @@ mod tests {
         assert_eq!(text(mdn(0, 0, 5_400_500_000_000)), "INTERVAL '01:30:00.5'");
         assert_eq!(text(mdn(0, 0, 0)), "INTERVAL '00:00:00'");
         assert_eq!(literal_text(&ScalarValue::Int64(Some(3))), None);
+    }
+
+    #[test]
+    fn displayed_expressions_get_readable_intervals() {
+        let e = datafusion_expr::col("r.t") + datafusion_expr::lit(mdn(0, 0, 600_000_000_000));
+        let shown = format!("l.t < {e} AND l.t >= {e}");
+        assert_eq!(
+            readable_intervals(&shown),
+            "l.t < r.t + INTERVAL '00:10:00' AND l.t >= r.t + INTERVAL '00:10:00'"
+        );
+        assert_eq!(readable_intervals("a = b"), "a = b");
+        let broken = "IntervalMonthDayNano(\"IntervalMonthDayNano { months: x";
+        assert_eq!(readable_intervals(broken), broken);
     }
 }

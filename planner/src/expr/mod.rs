@@ -55,6 +55,7 @@ mod view_compare;
 
 pub use context::QueryContext;
 pub use error::{ExprError, Result};
+pub(crate) use interval::readable_intervals;
 pub use join_filter::ExprJoinFilter;
 pub use physical::PhysicalExpr;
 pub use prune::{ColumnStatistics, ScanFilter};
