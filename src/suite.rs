@@ -7,6 +7,7 @@
 //! | fk_small, fk_medium, fk_large, zipf, low_match, m2n | `probe.k = build.k` | all four | count + sum of `p` of each side |
 //! | band | `probe.k = build.k AND probe.t BETWEEN build.t - 10 AND build.t + 10` | all four | count + sums |
 //! | nlj | `probe.v < build.v` | NEST_LOOP | count only |
+//! | interval | `probe.k = build.k AND probe.t BETWEEN build.t - INTERVAL '5' MINUTE AND build.t + INTERVAL '5' MINUTE` | all four | count + sums |
 //!
 //! The probe side is the left input and the build side the right one; the
 //! hash joins build the right side and test the band as a filter over the
@@ -15,14 +16,17 @@
 //! has no equi-keys: it gets `k = k` as the range conditions `k <= k AND
 //! k >= k` (its sorted fast path then finds the equal keys by binary
 //! search). `build.t - 10` and `build.t + 10` are computed into two extra
-//! build columns before the timing, as a planner would.
+//! build columns before the timing. The interval workload's `t` is a
+//! microsecond timestamp, and its window reaches the sort-merge and
+//! nested-loop kernels as range conditions with constant offsets (`t >= t -
+//! 300000000`), as the planner lowers the SQL: no column is computed.
 
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::Int64Type;
+use arrow_array::types::{Int64Type, TimestampMicrosecondType};
 use arrow_array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, UInt32Array};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use tenon_datasets::{Tables, Workload, split_batches};
 use tenon_kernels::{
     CmpOp, HashJoin, HashJoinMode, Join, JoinFilter, JoinInput, JoinKernel, JoinSide, JoinType,
@@ -40,6 +44,8 @@ const T_LO: usize = 4;
 const T_HI: usize = 5;
 /// The band's half width.
 const BAND: i64 = 10;
+/// The interval workload's half window: 5 minutes in microseconds.
+const WINDOW_US: i64 = 5 * 60 * 1_000_000;
 
 /// One workload's inputs, ready to join.
 #[derive(Debug, Clone)]
@@ -64,16 +70,73 @@ pub fn inputs(workload: Workload, tables: Tables, batch_size: usize) -> Inputs {
         tables.probe.schema(),
         split_batches(&tables.probe, batch_size),
     );
-    let build = if workload == Workload::Band {
-        with_band_bounds(&tables.build)
+    let build = match workload {
+        Workload::Band => with_band_bounds(&tables.build),
+        Workload::Interval => with_timestamp_t(&tables.build),
+        _ => tables.build,
+    };
+    let probe = if workload == Workload::Interval {
+        let batches = probe.batches().iter().map(with_timestamp_t).collect();
+        let schema = with_timestamp_t(&tables.probe.slice(0, 0)).schema();
+        JoinInput::new(schema, batches)
     } else {
-        tables.build
+        probe
     };
     Inputs {
         workload,
         probe,
         build: JoinInput::from_batch(build),
     }
+}
+
+/// `batch` with its `t` column (microseconds, Int64) as a
+/// `Timestamp(Microsecond)` column of the same values.
+fn with_timestamp_t(batch: &RecordBatch) -> RecordBatch {
+    let t = batch.column(T).as_primitive::<Int64Type>();
+    let ts: arrow_array::TimestampMicrosecondArray = t.reinterpret_cast();
+    let mut fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    let ty = DataType::Timestamp(TimeUnit::Microsecond, None);
+    fields[T] = Field::new("t", ty, fields[T].is_nullable());
+    let mut cols: Vec<ArrayRef> = batch.columns().to_vec();
+    cols[T] = Arc::new(ts);
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)
+        .expect("the same column under a timestamp type")
+}
+
+/// `|left.t - right.t| <= 5 minutes` over candidate pairs of microsecond
+/// timestamps (the interval workload's window for the hash joins).
+fn interval_filter() -> Arc<dyn JoinFilter> {
+    let f = |l: &RecordBatch, r: &RecordBatch, li: &UInt32Array, ri: &UInt32Array| {
+        let lt = l
+            .column(T)
+            .as_primitive::<TimestampMicrosecondType>()
+            .values();
+        let rt = r
+            .column(T)
+            .as_primitive::<TimestampMicrosecondType>()
+            .values();
+        let keep: Vec<bool> = li
+            .values()
+            .iter()
+            .zip(ri.values())
+            .map(|(&a, &b)| lt[a as usize].abs_diff(rt[b as usize]) <= WINDOW_US as u64)
+            .collect();
+        Ok(BooleanArray::from(keep))
+    };
+    Arc::new(f)
+}
+
+/// The interval workload's window as range conditions with offsets.
+fn interval_window() -> [RangeCondition; 2] {
+    [
+        RangeCondition::new(T, CmpOp::Ge, T).with_offset(-WINDOW_US),
+        RangeCondition::new(T, CmpOp::Le, T).with_offset(WINDOW_US),
+    ]
 }
 
 /// `batch` with two more columns, `t_lo = t - 10` and `t_hi = t + 10`.
@@ -123,7 +186,7 @@ fn band_filter() -> Arc<dyn JoinFilter> {
 pub fn strategies(workload: Workload, default_only: bool) -> Vec<Strategy> {
     match workload {
         Workload::Nlj => vec![Strategy::NestLoop],
-        Workload::Band => Strategy::ALL.to_vec(),
+        Workload::Band | Workload::Interval => Strategy::ALL.to_vec(),
         _ if default_only => vec![
             Strategy::Broadcast,
             Strategy::ShuffleHash,
@@ -139,14 +202,17 @@ pub fn join(workload: Workload, strategy: Strategy, batch_size: usize) -> Option
     if !strategies(workload, false).contains(&strategy) {
         return None;
     }
-    let band = workload == Workload::Band;
     let on = vec![(K, K)];
     let hash = |mode| {
         let j = HashJoin::new(JoinType::Inner, on.clone())
             .mode(mode)
             .build_side(JoinSide::Right)
             .batch_size(batch_size);
-        Join::from(if band { j.filter(band_filter()) } else { j })
+        Join::from(match workload {
+            Workload::Band => j.filter(band_filter()),
+            Workload::Interval => j.filter(interval_filter()),
+            _ => j,
+        })
     };
     Some(match strategy {
         Strategy::Broadcast => hash(HashJoinMode::Broadcast),
@@ -155,13 +221,13 @@ pub fn join(workload: Workload, strategy: Strategy, batch_size: usize) -> Option
             let j = SortMergeJoin::new(JoinType::Inner, on).batch_size(batch_size);
             // The merge uses the band itself: within a run of equal keys it
             // finds each row's window of `t` by binary search.
-            Join::from(if band {
-                j.ranges(vec![
+            Join::from(match workload {
+                Workload::Band => j.ranges(vec![
                     RangeCondition::new(T, CmpOp::Ge, T_LO),
                     RangeCondition::new(T, CmpOp::Le, T_HI),
-                ])
-            } else {
-                j
+                ]),
+                Workload::Interval => j.ranges(interval_window().to_vec()),
+                _ => j,
             })
         }
         Strategy::NestLoop => {
@@ -173,6 +239,12 @@ pub fn join(workload: Workload, strategy: Strategy, batch_size: usize) -> Option
                     RangeCondition::new(K, CmpOp::Le, K),
                     RangeCondition::new(K, CmpOp::Ge, K),
                 ],
+                Workload::Interval => {
+                    let mut r = interval_window().to_vec();
+                    r.push(RangeCondition::new(K, CmpOp::Le, K));
+                    r.push(RangeCondition::new(K, CmpOp::Ge, K));
+                    r
+                }
                 _ => vec![
                     RangeCondition::new(K, CmpOp::Le, K),
                     RangeCondition::new(K, CmpOp::Ge, K),
@@ -194,6 +266,10 @@ pub fn sql(workload: Workload, hint: Option<&str>) -> String {
     let condition = match workload {
         Workload::Nlj => "probe.v < build.v",
         Workload::Band => "probe.k = build.k AND probe.t BETWEEN build.t - 10 AND build.t + 10",
+        Workload::Interval => {
+            "probe.k = build.k AND probe.t BETWEEN build.t - INTERVAL '5' MINUTE AND build.t + \
+             INTERVAL '5' MINUTE"
+        }
         _ => "probe.k = build.k",
     };
     let hint = hint.map(|h| format!("/*+ {h} */ ")).unwrap_or_default();
@@ -209,13 +285,14 @@ pub fn sql(workload: Workload, hint: Option<&str>) -> String {
 /// documents' advice: BROADCAST a small build side (fk_small, fk_medium,
 /// low_match: 1K to 1M rows against 10M), SHUFFLE_HASH two large sides
 /// (fk_large, zipf), SHUFFLE_MERGE a many-to-many join and a band join
-/// (m2n, band: the merge sorts once and finds the band by search),
+/// (m2n, band, interval: the merge sorts once and finds the band by
+/// search),
 /// NEST_LOOP a join without equality (nlj).
 pub fn hint(workload: Workload) -> &'static str {
     match workload {
         Workload::FkSmall | Workload::FkMedium | Workload::LowMatch => "BROADCAST(build)",
         Workload::FkLarge | Workload::Zipf => "SHUFFLE_HASH(build)",
-        Workload::M2n | Workload::Band => "SHUFFLE_MERGE(build)",
+        Workload::M2n | Workload::Band | Workload::Interval => "SHUFFLE_MERGE(build)",
         Workload::Nlj => "NEST_LOOP(build)",
     }
 }
@@ -294,7 +371,7 @@ mod tests {
     fn every_strategy_of_every_workload_gives_the_same_answer() {
         for w in Workload::ALL {
             let scale = match w {
-                Workload::Band | Workload::Nlj | Workload::M2n => 0.02,
+                Workload::Band | Workload::Nlj | Workload::M2n | Workload::Interval => 0.02,
                 _ => 0.0005,
             };
             let inputs = inputs(w, generate(w, scale, 7), 1000);
@@ -335,5 +412,31 @@ mod tests {
         let j = join(Workload::Band, Strategy::ShuffleHash, 500).unwrap();
         assert_eq!(measure(&j, &inputs).unwrap().rows, want);
         assert!(join(Workload::Nlj, Strategy::Broadcast, 500).is_none());
+    }
+
+    #[test]
+    fn interval_counts_pairs_within_five_minutes() {
+        let t = generate(Workload::Interval, 0.002, 5);
+        let col = |b: &RecordBatch, c: usize| b.column(c).as_primitive::<Int64Type>().clone();
+        let (pk, pt, bk, bt) = (
+            col(&t.probe, K),
+            col(&t.probe, T),
+            col(&t.build, K),
+            col(&t.build, T),
+        );
+        let mut want = 0u64;
+        for i in 0..pk.len() {
+            for j in 0..bk.len() {
+                if pk.value(i) == bk.value(j) && pt.value(i).abs_diff(bt.value(j)) <= 300_000_000 {
+                    want += 1;
+                }
+            }
+        }
+        assert!(want > 0);
+        let inputs = inputs(Workload::Interval, t, 300);
+        for s in Strategy::ALL {
+            let j = join(Workload::Interval, s, 300).unwrap();
+            assert_eq!(measure(&j, &inputs).unwrap().rows, want, "{s}");
+        }
     }
 }

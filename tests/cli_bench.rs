@@ -59,6 +59,41 @@ fn bench_prints_one_line_per_workload_and_strategy() {
 }
 
 #[test]
+fn the_interval_workload_runs_every_strategy_with_one_answer() {
+    let out = tenon(&[
+        "bench",
+        "--workload",
+        "interval",
+        "--scale",
+        "0.005",
+        "--runs",
+        "1",
+        "--threads",
+        "2",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().skip(1).take_while(|l| !l.is_empty()).collect();
+    let cells: Vec<Vec<&str>> = lines
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let strategies: Vec<&str> = cells.iter().map(|c| c[1]).collect();
+    assert_eq!(
+        strategies,
+        ["BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP"],
+        "{text}"
+    );
+    let rows: Vec<&str> = cells.iter().map(|c| c[5]).collect();
+    assert!(rows.iter().all(|r| *r == rows[0] && *r != "0"), "{text}");
+    assert!(text.contains("hint SHUFFLE_MERGE(build)"), "{text}");
+}
+
+#[test]
 fn strategies_that_cannot_run_a_workload_are_skipped_with_a_note() {
     let out = tenon(&[
         "bench",

@@ -18,6 +18,11 @@ pub(crate) const BAND_FULL_IDS: usize = 1_000;
 /// integers on `0..T`, `P(|a - b| <= 10) = (21 T - 110) / T^2`, which is
 /// 0.99988% for `T = 2095` (the root of `(21 T - 110) / T^2 = 1%`).
 pub(crate) const BAND_T_RANGE: u64 = 2_095;
+/// Distinct key ids of `interval` at scale 1.0 (scaled like the row counts).
+pub(crate) const INTERVAL_FULL_IDS: usize = 10_000;
+/// `interval` times are uniform over one day in microseconds: a pair of
+/// one key is within 5 minutes with probability about `600 / 86400`.
+pub(crate) const INTERVAL_T_RANGE: u64 = 86_400_000_000;
 /// `nlj` values are uniform in `0..NLJ_V_RANGE`.
 pub(crate) const NLJ_V_RANGE: u64 = 1_000_000_000;
 /// `low_match` has exactly one matching probe row per block of this many
@@ -46,8 +51,9 @@ fn scaled(full: usize, scale: f64) -> usize {
 ///
 /// Each side has the non-null columns `k: Int64` (join key), `p: Int64`
 /// (row index within its table), `s: Utf8` (4 to 12 characters hashed from
-/// the side and row index); `band` appends `t: Int64` and `nlj` appends
-/// `v: Int64`. See the crate README for each workload's distribution.
+/// the side and row index); `band` and `interval` append `t: Int64` (for
+/// `interval`, microseconds: the bench reads it as a timestamp) and `nlj`
+/// appends `v: Int64`. See the crate README for each workload's distribution.
 ///
 /// # Panics
 /// If `scale` is not a finite positive number, or a side is so large that
@@ -84,27 +90,16 @@ pub fn generate(workload: Workload, scale: f64, seed: u64) -> Tables {
                 || uniform_side(Side::Build, build_rows, ids, seed, None),
             )
         }
-        Workload::Band => {
-            let ids = scaled(BAND_FULL_IDS, scale) as u64;
+        Workload::Band | Workload::Interval => {
+            let (ids, range) = if workload == Workload::Band {
+                (BAND_FULL_IDS, BAND_T_RANGE)
+            } else {
+                (INTERVAL_FULL_IDS, INTERVAL_T_RANGE)
+            };
+            let ids = scaled(ids, scale) as u64;
             rayon::join(
-                || {
-                    uniform_side(
-                        Side::Probe,
-                        probe_rows,
-                        ids,
-                        seed,
-                        Some(("t", BAND_T_RANGE)),
-                    )
-                },
-                || {
-                    uniform_side(
-                        Side::Build,
-                        build_rows,
-                        ids,
-                        seed,
-                        Some(("t", BAND_T_RANGE)),
-                    )
-                },
+                || uniform_side(Side::Probe, probe_rows, ids, seed, Some(("t", range))),
+                || uniform_side(Side::Build, build_rows, ids, seed, Some(("t", range))),
             )
         }
         Workload::Nlj => rayon::join(

@@ -23,11 +23,14 @@ pub enum Workload {
     Band,
     /// 20K x 20K rows with a value column `v` for a nested-loop (`<`) join.
     Nlj,
+    /// 1M x 1M rows over 10K key ids, with a time column `t` (microseconds
+    /// over one day) for an interval join (a ±5-minute window).
+    Interval,
 }
 
 impl Workload {
     /// Every workload, in catalogue order.
-    pub const ALL: [Workload; 8] = [
+    pub const ALL: [Workload; 9] = [
         Workload::FkSmall,
         Workload::FkMedium,
         Workload::FkLarge,
@@ -36,6 +39,7 @@ impl Workload {
         Workload::M2n,
         Workload::Band,
         Workload::Nlj,
+        Workload::Interval,
     ];
 
     /// The equi-join workloads the hash join is measured on (all but the
@@ -60,6 +64,7 @@ impl Workload {
             Workload::M2n => "m2n",
             Workload::Band => "band",
             Workload::Nlj => "nlj",
+            Workload::Interval => "interval",
         }
     }
 
@@ -94,6 +99,9 @@ impl Workload {
             Workload::Nlj => {
                 "20K x 20K rows, v uniform: a.v < b.v holds for ~200M of the 400M pairs"
             }
+            Workload::Interval => {
+                "1M x 1M over 10K keys, t uniform over one day (us): ~100M equi pairs, ~0.7M within 5 minutes"
+            }
         }
     }
 
@@ -106,6 +114,7 @@ impl Workload {
             Workload::M2n => (1_000_000, 1_000_000),
             Workload::Band => (100_000, 100_000),
             Workload::Nlj => (20_000, 20_000),
+            Workload::Interval => (1_000_000, 1_000_000),
         }
     }
 }
@@ -165,7 +174,8 @@ mod tests {
                 "low_match",
                 "m2n",
                 "band",
-                "nlj"
+                "nlj",
+                "interval"
             ]
         );
         for workload in Workload::ALL {
@@ -203,6 +213,7 @@ mod tests {
                 (1_000_000, 1_000_000),
                 (100_000, 100_000),
                 (20_000, 20_000),
+                (1_000_000, 1_000_000),
             ]
         );
     }

@@ -4,8 +4,10 @@
 //! conjunction of [`RangeCondition`]s. Unlike an opaque [`crate::JoinFilter`],
 //! a kernel can *use* a range condition: sort one side on its column and
 //! find the matching rows of the other by binary search or a merge, instead
-//! of testing every pair. Expressions such as `b.t - 10` are the planner's to
-//! compute into a column of their side before the join.
+//! of testing every pair. A constant offset is part of the condition
+//! (`a.t >= b.t + 600_000_000`, see [`RangeCondition::with_offset`]); other
+//! expressions such as `b.t * 2` are the planner's to compute into a column
+//! of their side before the join.
 //!
 //! Values are compared through one order-preserving `i64` image per row
 //! ([`ordered_values`]), so the kernels' sorting and comparing code is
@@ -78,8 +80,9 @@ impl std::fmt::Display for CmpOp {
     }
 }
 
-/// `left.column(left) <op> right.column(right)`: a comparison between a
-/// column of the left input and a column of the right input.
+/// `left.column(left) <op> right.column(right) + offset`: a comparison
+/// between a column of the left input and a column of the right input,
+/// shifted by a constant.
 ///
 /// Both columns must have the same type, one of: the integer types, Float32
 /// and Float64, Date32/Date64, Time32/Time64, Timestamp and Duration (same
@@ -87,6 +90,12 @@ impl std::fmt::Display for CmpOp {
 /// where either value is NULL does not satisfy the condition. Floats compare
 /// as SQL engines sort them: `-0.0 = 0.0`, and NaN equals NaN and is greater
 /// than every other value.
+///
+/// The `offset` is in units of the column's order-preserving image
+/// ([`ordered_values`]): microseconds for `Timestamp(Microsecond)`, days for
+/// `Date32`, the value itself for integers. The sum is exact (no wrapping):
+/// a bound beyond the type's range compares as the mathematical value it
+/// stands for. Float columns take no offset (their image is not linear).
 ///
 /// ```
 /// use tenon_kernels::{CmpOp, RangeCondition};
@@ -97,6 +106,9 @@ impl std::fmt::Display for CmpOp {
 ///     RangeCondition::new(3, CmpOp::Le, 2),
 /// ];
 /// assert_eq!(band[0].to_string(), "left[3] >= right[1]");
+/// // a.t < b.t + 10 minutes, on microsecond timestamps:
+/// let window = RangeCondition::new(0, CmpOp::Lt, 0).with_offset(600_000_000);
+/// assert_eq!(window.to_string(), "left[0] < right[0] + 600000000");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RangeCondition {
@@ -106,18 +118,47 @@ pub struct RangeCondition {
     pub op: CmpOp,
     /// Column index in the right input.
     pub right: usize,
+    /// Added to the right value before comparing, in units of the column's
+    /// order-preserving image; 0 for a plain comparison.
+    pub offset: i64,
 }
 
 impl RangeCondition {
-    /// `left[left] <op> right[right]`.
+    /// `left[left] <op> right[right]` (offset 0).
     pub fn new(left: usize, op: CmpOp, right: usize) -> Self {
-        RangeCondition { left, op, right }
+        RangeCondition {
+            left,
+            op,
+            right,
+            offset: 0,
+        }
+    }
+
+    /// The same condition with `right[right] + offset` as its right side:
+    /// how an interval join's constant bound (`b.t + INTERVAL '10' MINUTE`)
+    /// reaches a kernel without a column computed per row.
+    pub fn with_offset(mut self, offset: i64) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Whether `l <op> r + offset` holds for images `l` and `r`, computed
+    /// exactly (no overflow).
+    #[inline]
+    pub fn holds(&self, l: i64, r: i64) -> bool {
+        self.op
+            .holds(i128::from(l), i128::from(r) + i128::from(self.offset))
     }
 }
 
 impl std::fmt::Display for RangeCondition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "left[{}] {} right[{}]", self.left, self.op, self.right)
+        write!(f, "left[{}] {} right[{}]", self.left, self.op, self.right)?;
+        match self.offset {
+            0 => Ok(()),
+            o if o < 0 => write!(f, " - {}", o.unsigned_abs()),
+            o => write!(f, " + {o}"),
+        }
     }
 }
 
@@ -184,6 +225,13 @@ pub(crate) fn check_condition(
         return Err(KernelError::InvalidOptions(format!(
             "range condition {index} ({cond}) is on type {}, which range conditions do not \
              support; pass the comparison as a join filter instead",
+            lf.data_type()
+        )));
+    }
+    if cond.offset != 0 && matches!(lf.data_type(), DataType::Float32 | DataType::Float64) {
+        return Err(KernelError::InvalidOptions(format!(
+            "range condition {index} ({cond}) has an offset on type {}, and float columns take \
+             none; compute the shifted value into a column instead",
             lf.data_type()
         )));
     }

@@ -20,6 +20,7 @@ mod errors;
 mod floats;
 mod fuzz;
 mod hints;
+mod interval;
 mod joins;
 mod lazy_scans;
 mod lazy_tables;

@@ -65,7 +65,7 @@ fn every_side_has_k_p_s_and_the_workload_extra_column() {
     for workload in Workload::ALL {
         let tables = generate(workload, 0.0005, 4);
         let extra = match workload {
-            Workload::Band => Some("t"),
+            Workload::Band | Workload::Interval => Some("t"),
             Workload::Nlj => Some("v"),
             _ => None,
         };

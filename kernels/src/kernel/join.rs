@@ -136,6 +136,10 @@ impl JoinKernel for Join {
         self.0.fed()
     }
 
+    fn range_conditions(&self) -> &[crate::condition::RangeCondition] {
+        self.0.range_conditions()
+    }
+
     fn output_schema(&self, left: &SchemaRef, right: &SchemaRef) -> Result<SchemaRef> {
         self.0.output_schema(left, right)
     }

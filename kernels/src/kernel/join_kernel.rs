@@ -94,6 +94,12 @@ pub trait JoinKernel: CloneKernel + std::fmt::Debug + Send + Sync {
         Ok(())
     }
 
+    /// The range conditions the kernel searches, offsets included (for
+    /// EXPLAIN: what reached the kernel). The default: none.
+    fn range_conditions(&self) -> &[crate::condition::RangeCondition] {
+        &[]
+    }
+
     /// The capability of taking the probe side batch by batch, if the
     /// kernel has it (see [`FedProbe`]). The default: it has not.
     fn fed(&self) -> Option<&dyn FedProbe> {

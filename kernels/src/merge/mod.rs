@@ -221,6 +221,10 @@ impl JoinKernel for SortMergeJoin {
         Strategy::ShuffleMerge
     }
 
+    fn range_conditions(&self) -> &[RangeCondition] {
+        &self.ranges
+    }
+
     /// Also fails on a presorted declaration that does not hold.
     fn for_each(&self, left: &JoinInput, right: &JoinInput, sink: &BatchSink<'_>) -> Result<()> {
         let prepared = prepare::Prepared::new(self, left, right)?;

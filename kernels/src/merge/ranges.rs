@@ -12,8 +12,10 @@
 //!  right row lo=8, hi=15:      [8  9  12  15]        <- the only pairs formed
 //! ```
 //!
-//! Conditions on other left columns are tested on the pairs of the window
-//! only. A NULL on either side of a condition fails it. The cost of a run
+//! A condition's constant offset (`a.t < b.t + 10`) shifts the right
+//! value before the search, in `i128` so that a bound beyond `i64` still
+//! compares as the value it stands for. Conditions on other left columns
+//! are tested on the pairs of the window only. A NULL on either side of a condition fails it. The cost of a run
 //! pair of `n` left and `m` right rows is `n log n + m log n` plus the
 //! pairs in the windows, instead of `n * m`.
 
@@ -63,10 +65,11 @@ impl Column {
 pub(crate) struct RangeValues {
     /// The left column the run's rows are sorted on.
     window: Column,
-    /// Conditions on the window column: operator and right column.
-    bounds: Vec<(CmpOp, Column)>,
-    /// Other conditions: left column, operator, right column.
-    residual: Vec<(Column, CmpOp, Column)>,
+    /// Conditions on the window column: operator, right column, offset.
+    bounds: Vec<(CmpOp, Column, i64)>,
+    /// Other conditions: left column, the condition (operator and offset),
+    /// right column.
+    residual: Vec<(Column, RangeCondition, Column)>,
 }
 
 impl RangeValues {
@@ -82,9 +85,9 @@ impl RangeValues {
         for c in conds {
             let r = Column::new(right, c.right)?;
             if c.left == first {
-                bounds.push((c.op, r));
+                bounds.push((c.op, r, c.offset));
             } else {
-                residual.push((Column::new(left, c.left)?, c.op, r));
+                residual.push((Column::new(left, c.left)?, *c, r));
             }
         }
         Ok(RangeValues {
@@ -103,14 +106,17 @@ impl RangeValues {
     /// bound for right row `r`; empty when a right value is NULL.
     fn window(&self, sorted: &[(i64, u32)], r: u32) -> std::ops::Range<usize> {
         let (mut lo, mut hi) = (0, sorted.len());
-        for (op, col) in &self.bounds {
+        for (op, col, offset) in &self.bounds {
             let Some(v) = col.get(r) else { return 0..0 };
-            // `left op v` for left values in the window.
+            // `left op v` for left values in the window, exactly.
+            let v = i128::from(v) + i128::from(*offset);
+            let below = |e: &(i64, u32)| i128::from(e.0) < v;
+            let at_most = |e: &(i64, u32)| i128::from(e.0) <= v;
             match op {
-                CmpOp::Lt => hi = hi.min(sorted.partition_point(|e| e.0 < v)),
-                CmpOp::Le => hi = hi.min(sorted.partition_point(|e| e.0 <= v)),
-                CmpOp::Gt => lo = lo.max(sorted.partition_point(|e| e.0 <= v)),
-                CmpOp::Ge => lo = lo.max(sorted.partition_point(|e| e.0 < v)),
+                CmpOp::Lt => hi = hi.min(sorted.partition_point(below)),
+                CmpOp::Le => hi = hi.min(sorted.partition_point(at_most)),
+                CmpOp::Gt => lo = lo.max(sorted.partition_point(at_most)),
+                CmpOp::Ge => lo = lo.max(sorted.partition_point(below)),
             }
         }
         lo..hi.max(lo)
@@ -121,8 +127,8 @@ impl RangeValues {
     fn residual_holds(&self, l: u32, r: u32) -> bool {
         self.residual
             .iter()
-            .all(|(lc, op, rc)| match (lc.get(l), rc.get(r)) {
-                (Some(a), Some(b)) => op.holds(a, b),
+            .all(|(lc, c, rc)| match (lc.get(l), rc.get(r)) {
+                (Some(a), Some(b)) => c.holds(a, b),
                 _ => false,
             })
     }

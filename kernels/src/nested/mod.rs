@@ -182,6 +182,10 @@ impl JoinKernel for NestedLoopJoin {
         Strategy::NestLoop
     }
 
+    fn range_conditions(&self) -> &[RangeCondition] {
+        &self.ranges
+    }
+
     fn for_each(&self, left: &JoinInput, right: &JoinInput, sink: &BatchSink<'_>) -> Result<()> {
         let prepared = prepare::Prepared::new(self, left, right)?;
         crate::pool::install(self.options.threads, || prepared.run(sink))

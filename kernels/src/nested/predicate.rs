@@ -112,7 +112,7 @@ impl<'a> Residual<'a> {
             if build_rows.is_empty() {
                 return Ok(());
             }
-            retain_condition(cond.op, bimg, pimg, self.null_aware, build_rows, probe_rows);
+            retain_condition(cond, bimg, pimg, self.null_aware, build_rows, probe_rows);
         }
         match self.filter {
             Some(f) if !build_rows.is_empty() => {
@@ -198,29 +198,38 @@ fn retain_pairs(
     probe_rows.truncate(w);
 }
 
-/// Keeps the pairs for which `probe <op> build` is TRUE, or, when
-/// `null_keeps`, TRUE or unknown (a NULL on either side).
+/// Keeps the pairs for which `probe <op> build + offset` is TRUE, or, when
+/// `null_keeps`, TRUE or unknown (a NULL on either side). The sum is exact
+/// (`i128`).
 fn retain_condition(
-    op: CmpOp,
+    cond: &SideCondition,
     build: &Images,
     probe: &Images,
     null_keeps: bool,
     build_rows: &mut Vec<u32>,
     probe_rows: &mut Vec<u32>,
 ) {
-    // One loop per operator, so the comparison is not a branch per pair.
-    match op {
-        CmpOp::Lt => retain_cmp(build, probe, null_keeps, build_rows, probe_rows, |p, b| {
-            p < b
+    // One loop per operator, so the comparison is not a branch per pair;
+    // without an offset the images compare as they are.
+    let o = cond.offset;
+    let (b, p, n) = (build, probe, null_keeps);
+    let wide = |v: i64| i128::from(v);
+    match (cond.op, o == 0) {
+        (CmpOp::Lt, true) => retain_cmp(b, p, n, build_rows, probe_rows, |p, b| p < b),
+        (CmpOp::Le, true) => retain_cmp(b, p, n, build_rows, probe_rows, |p, b| p <= b),
+        (CmpOp::Gt, true) => retain_cmp(b, p, n, build_rows, probe_rows, |p, b| p > b),
+        (CmpOp::Ge, true) => retain_cmp(b, p, n, build_rows, probe_rows, |p, b| p >= b),
+        (CmpOp::Lt, false) => retain_cmp(b, p, n, build_rows, probe_rows, |p, b| {
+            wide(p) < wide(b) + o
         }),
-        CmpOp::Le => retain_cmp(build, probe, null_keeps, build_rows, probe_rows, |p, b| {
-            p <= b
+        (CmpOp::Le, false) => retain_cmp(b, p, n, build_rows, probe_rows, |p, b| {
+            wide(p) <= wide(b) + o
         }),
-        CmpOp::Gt => retain_cmp(build, probe, null_keeps, build_rows, probe_rows, |p, b| {
-            p > b
+        (CmpOp::Gt, false) => retain_cmp(b, p, n, build_rows, probe_rows, |p, b| {
+            wide(p) > wide(b) + o
         }),
-        CmpOp::Ge => retain_cmp(build, probe, null_keeps, build_rows, probe_rows, |p, b| {
-            p >= b
+        (CmpOp::Ge, false) => retain_cmp(b, p, n, build_rows, probe_rows, |p, b| {
+            wide(p) >= wide(b) + o
         }),
     }
 }
@@ -279,10 +288,16 @@ mod tests {
         };
         // probe < build
         let (mut b, mut p) = all();
-        retain_condition(CmpOp::Lt, &build, &probe, false, &mut b, &mut p);
+        let lt = SideCondition {
+            probe: 0,
+            op: CmpOp::Lt,
+            build: 0,
+            offset: 0,
+        };
+        retain_condition(&lt, &build, &probe, false, &mut b, &mut p);
         assert_eq!((b, p), (vec![2], vec![0]));
         let (mut b, mut p) = all();
-        retain_condition(CmpOp::Lt, &build, &probe, true, &mut b, &mut p);
+        retain_condition(&lt, &build, &probe, true, &mut b, &mut p);
         assert_eq!((b, p), (vec![1, 2, 0, 1, 2], vec![0, 0, 1, 1, 1]));
     }
 

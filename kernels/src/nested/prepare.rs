@@ -21,7 +21,8 @@ const MAX_MORSEL_ROWS: usize = 4096;
 /// small, so that uneven morsels (windows of different sizes) still balance.
 const MORSELS_PER_THREAD: usize = 8;
 
-/// A range condition in build/probe terms: `probe[probe] <op> build[build]`.
+/// A range condition in build/probe terms:
+/// `probe[probe] <op> build[build] + offset`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SideCondition {
     /// Column of the probe input.
@@ -30,6 +31,9 @@ pub(crate) struct SideCondition {
     pub op: CmpOp,
     /// Column of the build input.
     pub build: usize,
+    /// Added to the build value, in image units; `i128` so that negating
+    /// an `i64` offset (a left build side) cannot overflow.
+    pub offset: i128,
 }
 
 /// A slice of one probe batch that one worker handles at a time.
@@ -73,16 +77,19 @@ impl<'a> Prepared<'a> {
             .map(|c| {
                 if build_is_left {
                     // `build <op> probe` is `probe <flipped op> build`.
+                    // `build <op> probe + o` is `probe <flipped op> build - o`.
                     SideCondition {
                         probe: c.right,
                         op: c.op.flip(),
                         build: c.left,
+                        offset: -i128::from(c.offset),
                     }
                 } else {
                     SideCondition {
                         probe: c.left,
                         op: c.op,
                         build: c.right,
+                        offset: i128::from(c.offset),
                     }
                 }
             })

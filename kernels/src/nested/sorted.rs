@@ -125,8 +125,9 @@ impl SortedBuild {
     ) {
         let keys = &self.keys[..];
         let (n_valid, n) = (keys.len() as u32, self.batch.num_rows() as u32);
-        let lower = |x: i64| keys.partition_point(|&k| k < x) as u32;
-        let upper = |x: i64| keys.partition_point(|&k| k <= x) as u32;
+        // `x <op> k + o` is `x - o <op> k`: search for `x - o`, exactly.
+        let lower = |x: i128| keys.partition_point(|&k| i128::from(k) < x) as u32;
+        let upper = |x: i128| keys.partition_point(|&k| i128::from(k) <= x) as u32;
         for r in 0..len {
             let (mut lo, mut hi) = (0u32, n_valid);
             let mut ruled_out = false;
@@ -138,7 +139,7 @@ impl SortedBuild {
                     ruled_out = true;
                     break;
                 }
-                let x = img.values[r];
+                let x = i128::from(img.values[r]) - c.offset;
                 match c.op {
                     CmpOp::Lt => lo = lo.max(upper(x)),
                     CmpOp::Le => lo = lo.max(lower(x)),
@@ -320,7 +321,12 @@ mod tests {
     use super::*;
 
     fn c(probe: usize, op: CmpOp, build: usize) -> SideCondition {
-        SideCondition { probe, op, build }
+        SideCondition {
+            probe,
+            op,
+            build,
+            offset: 0,
+        }
     }
 
     #[test]

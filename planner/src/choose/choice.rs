@@ -139,7 +139,10 @@ pub(super) fn set_operation_join(
         left: None,
         right: None,
         keys: key_texts(join),
-        filter: join.filter.as_ref().map(ToString::to_string),
+        filter: join
+            .filter
+            .as_ref()
+            .map(|f| crate::expr::readable_intervals(&f.to_string())),
         time_join: None,
         reason: format!("a set operation's join (INTERSECT / EXCEPT) takes no hints: {strategy}"),
         adaptive_build_side: allows_adaptive_build_side(&source, strategy),

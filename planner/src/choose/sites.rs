@@ -89,7 +89,7 @@ impl BlockToDecide<'_> {
             filter: time_join
                 .as_ref()
                 .map_or(join.filter.as_ref(), |t| t.residual.as_ref())
-                .map(ToString::to_string),
+                .map(|f| crate::expr::readable_intervals(&f.to_string())),
             time_join: time_join.as_ref().map(TimeJoin::describe),
             reason: or_note(decision.reason, decision.strategy, join),
             adaptive_build_side: time_join.is_none()

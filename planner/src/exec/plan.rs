@@ -11,7 +11,7 @@ use arrow_schema::SchemaRef;
 use crate::choose::JoinChoice;
 use crate::exec::{HashAggregate, SortExec};
 use crate::expr::PhysicalExpr;
-use crate::kernels::{Join, MemoryBudget};
+use crate::kernels::{Join, JoinKernel, MemoryBudget};
 
 /// One operator of a physical plan.
 ///
@@ -241,7 +241,12 @@ impl PhysicalPlan {
                 "Project: [{}]",
                 cols(exprs.iter().map(|e| e.to_string()).collect())
             ),
-            Operator::Join { decision, .. } => {
+            Operator::Join {
+                decision,
+                join,
+                left,
+                right,
+            } => {
                 let d = decision;
                 let mut s = format!("Join: {} {}", d.strategy, d.join_type);
                 if let Some(side) = d.build_side {
@@ -261,6 +266,14 @@ impl PhysicalPlan {
                 }
                 if let Some(t) = &d.time_join {
                     let _ = write!(s, " [{t}]");
+                }
+                let ranges = join.range_conditions();
+                if !ranges.is_empty() {
+                    let texts: Vec<String> = ranges
+                        .iter()
+                        .map(|c| range_text(c, &left.schema, &right.schema))
+                        .collect();
+                    let _ = write!(s, " ranges=[{}]", texts.join(", "));
                 }
                 let _ = write!(s, " ({})", d.reason);
                 s
@@ -311,4 +324,37 @@ impl PhysicalPlan {
             c.write_tree(out, depth + 1, analyze);
         }
     }
+}
+
+/// A kernel's range condition with its columns' names, and its offset in
+/// the column type's unit: `left.t < right.t + 600000000us`.
+fn range_text(c: &crate::kernels::RangeCondition, left: &SchemaRef, right: &SchemaRef) -> String {
+    use arrow_schema::{DataType, TimeUnit};
+    let name = |s: &SchemaRef, i: usize| {
+        s.fields()
+            .get(i)
+            .map_or_else(|| format!("#{i}"), |f| f.name().clone())
+    };
+    let mut text = format!(
+        "left.{} {} right.{}",
+        name(left, c.left),
+        c.op,
+        name(right, c.right)
+    );
+    if c.offset != 0 {
+        let unit = match left.fields().get(c.left).map(|f| f.data_type()) {
+            Some(DataType::Timestamp(u, _) | DataType::Duration(u)) => match u {
+                TimeUnit::Second => "s",
+                TimeUnit::Millisecond => "ms",
+                TimeUnit::Microsecond => "us",
+                TimeUnit::Nanosecond => "ns",
+            },
+            Some(DataType::Date32) => " days",
+            Some(DataType::Date64) => "ms",
+            _ => "",
+        };
+        let sign = if c.offset < 0 { '-' } else { '+' };
+        let _ = write!(text, " {sign} {}{unit}", c.offset.unsigned_abs());
+    }
+    text
 }

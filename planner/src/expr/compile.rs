@@ -21,8 +21,8 @@ use crate::expr::column_index::ColumnIndex;
 use crate::expr::context::QueryContext;
 use crate::expr::error::{ExprError, Result};
 use crate::expr::physical::{ArithOp, CompareOp, Node, PhysicalExpr, TruthTest};
-use crate::expr::scalar_fn;
 use crate::expr::value::Value;
+use crate::expr::{interval, scalar_fn};
 
 impl PhysicalExpr {
     /// Compiles a DataFusion expression over `schema` (the columns of the
@@ -182,7 +182,7 @@ impl Compiler<'_> {
                 let t = self.schema.field(i).data_type().clone();
                 PhysicalExpr::new(Node::Column(i), t, text)
             }
-            Expr::Literal(v, _) => literal(v, text)?,
+            Expr::Literal(v, _) => literal(v, interval::literal_text(v).unwrap_or(text))?,
             Expr::Like(l) => self.like(l, &text)?,
             Expr::Not(e) => {
                 let e = as_boolean(self.compile(e)?, &text)?;
@@ -376,6 +376,7 @@ impl Compiler<'_> {
         r: PhysicalExpr,
         text: &str,
     ) -> Result<PhysicalExpr> {
+        let (l, r) = interval::date_operands(operator, l, r, text)?;
         let (lt, rt) = (l.data_type().clone(), r.data_type().clone());
         // date - date is a number of days (DataFusion types it Int64).
         if operator == Operator::Minus

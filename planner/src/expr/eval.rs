@@ -142,6 +142,7 @@ impl PhysicalExpr {
         if let Some(out) = decimal::try_arith(op, l, r) {
             return Ok(out); // fits its precision by construction
         }
+        super::interval::check_date_interval(l, r, &self.text)?;
         // The checked kernels: integer overflow and division by zero are
         // errors, not wrapped values (SQL semantics).
         let out = match op {
@@ -151,7 +152,10 @@ impl PhysicalExpr {
             ArithOp::Div => numeric::div(l, r),
             ArithOp::Rem => numeric::rem(l, r),
         }
-        .map_err(|e| ExprError::arrow(&self.text, e))?;
+        .map_err(|e| {
+            super::interval::out_of_range(&self.text, l.data_type(), r.data_type(), &e)
+                .unwrap_or_else(|| ExprError::arrow(&self.text, e))
+        })?;
         // Arrow checks decimals only against the 128/256-bit range; SQL
         // requires the result to fit its declared precision.
         let overflow = |e: ArrowError| ExprError::Overflow {

@@ -43,6 +43,7 @@ mod context;
 mod decimal;
 mod error;
 mod eval;
+mod interval;
 mod join_filter;
 mod logic;
 mod physical;
@@ -54,6 +55,7 @@ mod view_compare;
 
 pub use context::QueryContext;
 pub use error::{ExprError, Result};
+pub(crate) use interval::readable_intervals;
 pub use join_filter::ExprJoinFilter;
 pub use physical::PhysicalExpr;
 pub use prune::{ColumnStatistics, ScanFilter};

@@ -6,6 +6,7 @@
 //!     ──parse (TenonDialect: J06 precedence)──► AST
 //!     ──refuse what cannot be planned, check the size limits (unsupported)──► AST
 //!     ──long UNION chains balanced (rebalance)──► AST
+//!     ──interval ranges as unit lists (interval_fields)──► AST
 //!     ──mark blocks (blocks)──► AST with one marker per SELECT
 //!     ──mark the statement's own `SELECT *` (wildcard)──► AST
 //!     ──SqlToRel (views::Expansion over the Catalog as ContextProvider:
@@ -41,6 +42,7 @@ mod error;
 mod exists;
 mod hint_comments;
 mod implicit_join;
+mod interval_fields;
 mod join_condition;
 mod pushdown;
 mod rebalance;

@@ -150,6 +150,7 @@ pub(crate) fn parse_query(sql: &str, catalog: &Catalog) -> Result<Statement, Sql
                 let mut statement = super::unsupported::refuse_unsupported(statement)?;
                 super::time_join::rewrite_time_joins(&mut statement, catalog)?;
                 super::rebalance::rebalance_set_operations(&mut statement);
+                super::interval_fields::rewrite_interval_ranges(&mut statement)?;
                 Ok(statement)
             } else {
                 Err(SqlError::Unsupported(format!(

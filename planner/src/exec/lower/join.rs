@@ -320,7 +320,9 @@ impl Condition {
             .ranges
             .iter()
             .enumerate()
-            .map(|(i, r)| RangeCondition::new(lidx[nkeys + i], r.op, ridx[nkeys + i]))
+            .map(|(i, r)| {
+                RangeCondition::new(lidx[nkeys + i], r.op, ridx[nkeys + i]).with_offset(r.offset)
+            })
             .collect();
         let filter = match &self.residual {
             Some(residual) => Some(pair_filter(residual, &left, &right, lpos, rpos)?),

@@ -6,6 +6,13 @@
 //! becomes a [`RangeSpec`]; each side may be an expression (`b.t - 10`),
 //! which the join lowering computes into a column of its input before the
 //! join. The kernels then search sorted windows instead of testing pairs.
+//!
+//! A side `x ± c` (or `c + x`) with a constant `c` becomes `x` and an offset
+//! of the condition instead (see [`split_constant`]): `l.t >= r.t +
+//! INTERVAL '10' MINUTE` reaches the kernels as `left[t] >= right[t] +
+//! 600000000` on microsecond timestamps, with no column computed per row.
+//! The kernels compare such a bound exactly, so where the computed column
+//! would overflow (an error) the condition gives the mathematical answer.
 //! Sides of different types, types the kernels cannot order, volatile
 //! expressions and everything else stay in the residual predicate; a
 //! BETWEEN stays whole unless both of its bounds qualify.
@@ -14,7 +21,8 @@
 //! the kernels compare floats as SQL engines sort them, so `-0.0 = 0.0`,
 //! where Arrow's comparison kernels order `-0.0` before `0.0`.
 
-use datafusion_common::DFSchema;
+use arrow_schema::{DataType, TimeUnit};
+use datafusion_common::{DFSchema, ScalarValue};
 use datafusion_expr::utils::{conjunction, split_conjunction};
 use datafusion_expr::{Between, BinaryExpr, Expr, Operator};
 
@@ -30,6 +38,9 @@ pub(super) struct RangeSpec {
     pub op: CmpOp,
     /// Over the right input.
     pub right: PhysicalExpr,
+    /// Added to `right` (in units of the type's order-preserving image):
+    /// the condition is `left <op> right + offset`.
+    pub offset: i64,
 }
 
 /// Splits `predicate` into range conditions and the residual.
@@ -80,7 +91,8 @@ fn cmp_op(op: Operator) -> Option<CmpOp> {
 }
 
 /// `l <op> r` with `l` over the left input, compiled, when both sides have
-/// one orderable type.
+/// one orderable type: with the sides' constant terms moved into the
+/// offset where they convert exactly, else as written.
 fn spec(
     l: &Expr,
     op: CmpOp,
@@ -89,13 +101,161 @@ fn spec(
     right: &DFSchema,
     ctx: &QueryContext,
 ) -> Option<RangeSpec> {
-    let l = PhysicalExpr::compile(l, left, ctx).ok()?;
-    let r = PhysicalExpr::compile(r, right, ctx).ok()?;
-    (l.data_type() == r.data_type() && range_type_supported(l.data_type())).then_some(RangeSpec {
-        left: l,
-        op,
-        right: r,
+    offset_spec(l, op, r, left, right, ctx).or_else(|| {
+        let l = PhysicalExpr::compile(l, left, ctx).ok()?;
+        let r = PhysicalExpr::compile(r, right, ctx).ok()?;
+        (l.data_type() == r.data_type() && range_type_supported(l.data_type())).then_some(
+            RangeSpec {
+                left: l,
+                op,
+                right: r,
+                offset: 0,
+            },
+        )
     })
+}
+
+/// `(L + a) <op> (R + b)` as `L <op> R + (b - a)`, when at least one side
+/// has a constant term, `L` and `R` have one type, and both constants
+/// convert exactly to its image units.
+fn offset_spec(
+    l: &Expr,
+    op: CmpOp,
+    r: &Expr,
+    left: &DFSchema,
+    right: &DFSchema,
+    ctx: &QueryContext,
+) -> Option<RangeSpec> {
+    let (lbase, lconst) = split_constant(l);
+    let (rbase, rconst) = split_constant(r);
+    if lconst.is_none() && rconst.is_none() {
+        return None;
+    }
+    let lbase = PhysicalExpr::compile(lbase, left, ctx).ok()?;
+    let rbase = PhysicalExpr::compile(rbase, right, ctx).ok()?;
+    let t = lbase.data_type();
+    if t != rbase.data_type() || !range_type_supported(t) {
+        return None;
+    }
+    let units = |c: Option<Constant>| c.map_or(Some(0), |c| c.in_units_of(t));
+    let offset = units(rconst)?.checked_sub(units(lconst)?)?;
+    Some(RangeSpec {
+        left: lbase,
+        op,
+        right: rbase,
+        offset: i64::try_from(offset).ok()?,
+    })
+}
+
+/// A constant term of a range side: an integer or an interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Constant {
+    Int(i128),
+    /// Months, days and nanoseconds (DataFusion's `IntervalMonthDayNano`).
+    Interval(i64, i64, i128),
+}
+
+impl Constant {
+    /// The constant of a literal (or of a negated one).
+    fn of(e: &Expr) -> Option<Constant> {
+        let v = match e {
+            Expr::Literal(v, _) => v,
+            Expr::Negative(inner) => return Constant::of(inner)?.negate(),
+            _ => return None,
+        };
+        use ScalarValue as S;
+        Some(match v {
+            S::Int8(Some(x)) => Constant::Int(i128::from(*x)),
+            S::Int16(Some(x)) => Constant::Int(i128::from(*x)),
+            S::Int32(Some(x)) => Constant::Int(i128::from(*x)),
+            S::Int64(Some(x)) => Constant::Int(i128::from(*x)),
+            S::UInt8(Some(x)) => Constant::Int(i128::from(*x)),
+            S::UInt16(Some(x)) => Constant::Int(i128::from(*x)),
+            S::UInt32(Some(x)) => Constant::Int(i128::from(*x)),
+            S::UInt64(Some(x)) => Constant::Int(i128::from(*x)),
+            S::IntervalMonthDayNano(Some(i)) => Constant::Interval(
+                i64::from(i.months),
+                i64::from(i.days),
+                i128::from(i.nanoseconds),
+            ),
+            S::IntervalDayTime(Some(i)) => {
+                Constant::Interval(0, i64::from(i.days), i128::from(i.milliseconds) * 1_000_000)
+            }
+            S::IntervalYearMonth(Some(m)) => Constant::Interval(i64::from(*m), 0, 0),
+            _ => return None,
+        })
+    }
+
+    fn negate(self) -> Option<Constant> {
+        Some(match self {
+            Constant::Int(x) => Constant::Int(-x),
+            Constant::Interval(m, d, n) => Constant::Interval(-m, -d, -n),
+        })
+    }
+
+    /// The constant in units of `t`'s order-preserving image, when adding
+    /// it to a value of `t` is exactly adding that many units: integers to
+    /// integer columns; intervals without months (calendar arithmetic) to
+    /// timestamps (in the timestamp's unit, exactly; days only without a
+    /// time zone, where a day is 24 hours) and whole days to dates. Time of
+    /// day wraps at midnight and takes no offset.
+    fn in_units_of(self, t: &DataType) -> Option<i128> {
+        use DataType as D;
+        const DAY_NS: i128 = 86_400_000_000_000;
+        match (self, t) {
+            (
+                Constant::Int(x),
+                D::Int8
+                | D::Int16
+                | D::Int32
+                | D::Int64
+                | D::UInt8
+                | D::UInt16
+                | D::UInt32
+                | D::UInt64,
+            ) => Some(x),
+            (Constant::Interval(0, days, nanos), D::Timestamp(unit, tz)) => {
+                if tz.is_some() && days != 0 {
+                    return None;
+                }
+                let ns = i128::from(days) * DAY_NS + nanos;
+                let per = match unit {
+                    TimeUnit::Second => 1_000_000_000,
+                    TimeUnit::Millisecond => 1_000_000,
+                    TimeUnit::Microsecond => 1_000,
+                    TimeUnit::Nanosecond => 1,
+                };
+                (ns % per == 0).then_some(ns / per)
+            }
+            (Constant::Interval(0, days, 0), D::Date32) => Some(i128::from(days)),
+            (Constant::Interval(0, days, 0), D::Date64) => Some(i128::from(days) * 86_400_000),
+            _ => None,
+        }
+    }
+}
+
+/// `e` as its non-constant part and its constant term: `x + c`, `c + x`
+/// and `x - c` give `(x, ±c)`; anything else `(e, None)`.
+fn split_constant(e: &Expr) -> (&Expr, Option<Constant>) {
+    if let Expr::BinaryExpr(BinaryExpr { left, op, right }) = e {
+        match op {
+            Operator::Plus => {
+                if let Some(c) = Constant::of(right) {
+                    return (left, Some(c));
+                }
+                if let Some(c) = Constant::of(left) {
+                    return (right, Some(c));
+                }
+            }
+            Operator::Minus => {
+                if let Some(c) = Constant::of(right).and_then(Constant::negate) {
+                    return (left, Some(c));
+                }
+            }
+            _ => {}
+        }
+    }
+    (e, None)
 }
 
 /// The range conditions one conjunct stands for, if it is one.
@@ -157,8 +317,9 @@ fn ranges_of(
 mod tests {
     use std::sync::Arc;
 
+    use arrow_buffer::IntervalMonthDayNano;
     use arrow_schema::{DataType, Field, Schema, TimeUnit};
-    use datafusion_common::DFSchema;
+    use datafusion_common::{DFSchema, ScalarValue};
     use datafusion_expr::{Expr, col, lit};
 
     use super::split_ranges;
@@ -286,7 +447,7 @@ mod tests {
         // expression of one input (computed into a column before the join),
         // and `=` is searched as `>=` and `<=` (NEST_LOOP's folded keys).
         let (l, r) = sides();
-        let (ranges, residual) = split(&(col("l.k") + lit(1i64)).lt(col("r.w")), &l, &r);
+        let (ranges, residual) = split(&(col("l.k") * lit(2i64)).lt(col("r.w")), &l, &r);
         assert_eq!(ranges, vec![(None, CmpOp::Lt, Some(0))]);
         assert_eq!(residual, None);
         let (ranges, residual) = split(&col("l.k").eq(col("r.w")), &l, &r);
@@ -306,5 +467,148 @@ mod tests {
         let (ranges, residual) = split(&pred, &l, &r);
         assert!(ranges.is_empty());
         assert_eq!(residual, Some(pred));
+    }
+
+    /// `l(t)` and `r(t)`: one timestamp column each, of `unit` and `tz`.
+    fn times(unit: TimeUnit, tz: Option<&str>) -> (DFSchema, DFSchema) {
+        let side = |q: &str| {
+            let t = DataType::Timestamp(unit, tz.map(Into::into));
+            let schema = Arc::new(Schema::new(vec![Field::new("t", t, true)]));
+            DFSchema::try_from_qualified_schema(q, &schema).unwrap()
+        };
+        (side("l"), side("r"))
+    }
+
+    fn interval(months: i32, days: i32, nanos: i64) -> Expr {
+        lit(ScalarValue::IntervalMonthDayNano(Some(
+            IntervalMonthDayNano::new(months, days, nanos),
+        )))
+    }
+
+    /// The split's ranges as (left column, op, right column, offset).
+    fn with_offsets(
+        pred: &Expr,
+        left: &DFSchema,
+        right: &DFSchema,
+    ) -> Vec<(Option<usize>, CmpOp, Option<usize>, i64)> {
+        let (specs, residual) = split_ranges(pred, left, right, &QueryContext::new());
+        assert_eq!(residual, None, "{pred}");
+        specs
+            .iter()
+            .map(|r| (r.left.as_column(), r.op, r.right.as_column(), r.offset))
+            .collect()
+    }
+
+    const MINUTE_NS: i64 = 60_000_000_000;
+
+    #[test]
+    fn constant_intervals_become_offsets_in_the_columns_unit() {
+        let (l, r) = times(TimeUnit::Microsecond, None);
+        // l.t >= r.t + 10 minutes
+        let pred = col("l.t").gt_eq(col("r.t") + interval(0, 0, 10 * MINUTE_NS));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Ge, Some(0), 600_000_000)]
+        );
+        // l.t - 5 s < r.t is l.t < r.t + 5 s
+        let pred = (col("l.t") - interval(0, 0, 5_000_000_000)).lt(col("r.t"));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Lt, Some(0), 5_000_000)]
+        );
+        // r.t - 10 s <= l.t (flipped), a negated interval, and c + col
+        let pred = (col("r.t") - interval(0, 0, 10_000_000_000)).lt_eq(col("l.t"));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Ge, Some(0), -10_000_000)]
+        );
+        let pred = col("l.t").lt(Expr::Negative(Box::new(interval(0, 1, 0))) + col("r.t"));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Lt, Some(0), -86_400_000_000)]
+        );
+        // BETWEEN r.t - 10 s AND r.t + 5 s
+        let pred = col("l.t").between(
+            col("r.t") - interval(0, 0, 10_000_000_000),
+            col("r.t") + interval(0, 0, 5_000_000_000),
+        );
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![
+                (Some(0), CmpOp::Ge, Some(0), -10_000_000),
+                (Some(0), CmpOp::Le, Some(0), 5_000_000)
+            ]
+        );
+        // seconds: 90 minutes is 5400 units
+        let (l, r) = times(TimeUnit::Second, None);
+        let pred = col("l.t").lt(col("r.t") + interval(0, 0, 90 * MINUTE_NS));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Lt, Some(0), 5400)]
+        );
+    }
+
+    #[test]
+    fn intervals_that_do_not_convert_exactly_stay_computed_columns() {
+        let (l, r) = times(TimeUnit::Microsecond, None);
+        // months are calendar arithmetic; 1 ns is no whole microsecond
+        for c in [interval(1, 0, 0), interval(0, 0, 1)] {
+            let pred = col("l.t").lt(col("r.t") + c);
+            assert_eq!(
+                with_offsets(&pred, &l, &r),
+                vec![(Some(0), CmpOp::Lt, None, 0)]
+            );
+        }
+        // with a time zone a day is not always 24 hours; an hour is
+        let (l, r) = times(TimeUnit::Millisecond, Some("Europe/Berlin"));
+        let pred = col("l.t").lt(col("r.t") + interval(0, 1, 0));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Lt, None, 0)]
+        );
+        let pred = col("l.t").lt(col("r.t") + interval(0, 0, 60 * MINUTE_NS));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Lt, Some(0), 3_600_000)]
+        );
+    }
+
+    #[test]
+    fn integer_constants_become_offsets_and_overflowing_ones_do_not() {
+        let (l, r) = sides();
+        let pred = (col("l.k") + lit(3i64)).lt(col("r.w") - lit(4i64));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Lt, Some(0), -7)]
+        );
+        // -(i64::MIN) does not fit an offset: computed, not wrapped
+        let pred = col("l.k").lt(col("r.w") - lit(i64::MIN));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Lt, None, 0)]
+        );
+        let pred = (col("l.k") + lit(1i64)).lt(col("r.w") + lit(i64::MAX));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Lt, Some(0), i64::MAX - 1)]
+        );
+    }
+
+    #[test]
+    fn whole_days_are_date_offsets() {
+        let side = |q: &str| {
+            let schema = Arc::new(Schema::new(vec![Field::new("d", DataType::Date32, true)]));
+            DFSchema::try_from_qualified_schema(q, &schema).unwrap()
+        };
+        let (l, r) = (side("l"), side("r"));
+        let pred = col("l.d").lt_eq(col("r.d") + interval(0, 3, 0));
+        assert_eq!(
+            with_offsets(&pred, &l, &r),
+            vec![(Some(0), CmpOp::Le, Some(0), 3)]
+        );
+        // a time of day makes the side a timestamp: not the date's type
+        let pred = col("l.d").lt_eq(col("r.d") + interval(0, 0, 3_600_000_000_000));
+        let (specs, _) = split_ranges(&pred, &l, &r, &QueryContext::new());
+        assert!(specs.iter().all(|s| s.offset == 0), "{specs:?}");
     }
 }
