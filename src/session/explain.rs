@@ -41,6 +41,10 @@ pub struct JoinReport {
     pub keys: Vec<String>,
     /// The rest of the join condition.
     pub filter: Option<String>,
+    /// For a temporal or as-of join, what it does (docs/time.md), e.g.
+    /// `as-of join MATCH_CONDITION (t.ts >= q.ts): ...`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_join: Option<String>,
     /// Why this strategy, e.g. `hint BROADCAST(b) applied`.
     pub reason: String,
     /// Whether a hint decided (`true`) or the default choice.
@@ -68,6 +72,7 @@ impl From<&PlannedJoin> for JoinReport {
             right: j.right.clone(),
             keys: j.keys.clone(),
             filter: j.filter.clone(),
+            time_join: j.time_join.clone(),
             reason: j.reason.clone(),
             hinted: matches!(j.source, DecisionSource::Hint(_)),
             ignored_hints: j.ignored_hints.iter().map(|h| h.to_string()).collect(),

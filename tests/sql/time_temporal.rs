@@ -332,6 +332,11 @@ fn temporal_bad_input_is_a_clear_error() {
             "must be of the versions' time type",
         ),
         (
+            "SELECT * FROM orders o JOIN (SELECT * FROM rates) FOR SYSTEM_TIME AS OF o.t AS r \
+             ON o.k = r.k",
+            "FOR SYSTEM_TIME AS OF after a subquery (line 1, column 51)",
+        ),
+        (
             "SELECT * FROM orders o JOIN rates TIMESTAMP AS OF o.t AS r ON o.k = r.k",
             "FOR SYSTEM_TIME AS OF",
         ),

@@ -139,7 +139,8 @@ fn plan_statement(expansion: &Expansion<'_>, statement: Statement) -> DfResult<L
 pub(crate) fn parse_query(sql: &str, catalog: &Catalog) -> Result<Statement, SqlError> {
     let mut statements = super::dialect::parser()
         .try_with_sql(sql)?
-        .parse_statements()?;
+        .parse_statements()
+        .map_err(|e| super::time_join::version_after_subquery(sql).unwrap_or_else(|| e.into()))?;
     match statements.len() {
         0 => Err(SqlError::Unsupported(
             "empty statement: nothing to plan".into(),

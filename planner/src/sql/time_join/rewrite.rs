@@ -751,3 +751,32 @@ fn split_and(e: Expr, out: &mut Vec<Expr>) {
         other => out.push(other),
     }
 }
+
+/// For SQL that does not parse: the error to report when it puts `FOR
+/// SYSTEM_TIME AS OF` after a parenthesized subquery (which sqlparser
+/// reports as a `FOR UPDATE` it expected).
+pub(crate) fn version_after_subquery(sql: &str) -> Option<SqlError> {
+    use sqlparser::keywords::Keyword;
+    use sqlparser::tokenizer::Token;
+    let tokens = crate::sql::sql_tokens(sql).ok()?;
+    let words: Vec<_> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    words.windows(3).find_map(|w| {
+        let is = |t: &Token, k: Keyword| matches!(t, Token::Word(x) if x.keyword == k);
+        (w[0].token == Token::RParen
+            && is(&w[1].token, Keyword::FOR)
+            && is(&w[2].token, Keyword::SYSTEM_TIME))
+        .then(|| {
+            let at = w[1].span.start;
+            SqlError::Unsupported(format!(
+                "FOR SYSTEM_TIME AS OF after a subquery (line {}, column {}): versions belong to \
+                 a versioned table (PRIMARY KEY ... NOT ENFORCED and WATERMARK FOR its time \
+                 column), so name the table: `JOIN versioned FOR SYSTEM_TIME AS OF probe.time \
+                 AS v ON ...`",
+                at.line, at.column
+            ))
+        })
+    })
+}
