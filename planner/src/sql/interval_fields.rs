@@ -134,7 +134,7 @@ mod tests {
     use super::*;
 
     fn rewritten(sql: &str) -> Result<String, SqlError> {
-        let mut s = crate::sql::views::parse_query(sql)?;
+        let mut s = crate::sql::views::parse_query(sql, &crate::sql::Catalog::new())?;
         rewrite_interval_ranges(&mut s)?;
         Ok(s.to_string())
     }

@@ -36,6 +36,7 @@
 //! read the join back with [`TimeJoin::of`].
 
 mod check;
+mod lateral;
 mod rewrite;
 
 use arrow_schema::DataType;
