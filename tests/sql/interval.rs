@@ -563,3 +563,35 @@ fn zoned_timestamps_keep_their_zone() {
         ]
     );
 }
+
+/// A date plus intervals computed per row: whole days and months give
+/// dates; a time of day, which Arrow would drop, is an error that says
+/// what to do.
+#[test]
+fn a_date_plus_interval_values_with_a_time_of_day_is_an_error() {
+    use arrow_array::{Date32Array, IntervalMonthDayNanoArray};
+    use arrow_buffer::IntervalMonthDayNano;
+    let mut s = empty_session(1, 8192);
+    let batch = |nanos: i64| {
+        // 2024-01-31 twice and NULL
+        let d = Date32Array::from(vec![Some(19_753), Some(19_753), None]);
+        let i = IntervalMonthDayNanoArray::from(vec![
+            Some(IntervalMonthDayNano::new(1, 1, 0)),
+            Some(IntervalMonthDayNano::new(0, 0, nanos)),
+            // NULL in, NULL out: not refused
+            Some(IntervalMonthDayNano::new(0, 0, 1)),
+        ]);
+        RecordBatch::try_from_iter([("d", Arc::new(d) as _), ("i", Arc::new(i) as _)]).unwrap()
+    };
+    s.register_batch("days", batch(0)).unwrap();
+    s.register_batch("hours", batch(3_600_000_000_000)).unwrap();
+    assert_eq!(
+        run(
+            &s,
+            "SELECT d + i FROM days WHERE d IS NULL OR i <> INTERVAL '0' DAY"
+        ),
+        ["2024-03-01", "NULL"]
+    );
+    let err = query_err(&s, "SELECT d + i FROM hours").to_string();
+    assert!(err.contains("cast the date to TIMESTAMP"), "{err}");
+}
