@@ -66,10 +66,6 @@ impl Side {
         Side { rows }
     }
 
-    fn batch(&self, names: [&str; 3]) -> RecordBatch {
-        self.batch_in(names, &Unit(TimeUnit::Microsecond, None))
-    }
-
     /// The side with its times (microseconds, whole seconds for coarser
     /// units) as timestamps of `unit`.
     fn batch_in(&self, names: [&str; 3], unit: &Unit) -> RecordBatch {
