@@ -66,22 +66,25 @@ impl Side {
         Side { rows }
     }
 
-    fn batch(&self, names: [&str; 3]) -> RecordBatch {
+    /// The side with its times (microseconds, whole seconds for coarser
+    /// units) as timestamps of `unit`.
+    fn batch_in(&self, names: [&str; 3], unit: &Unit) -> RecordBatch {
+        let ty = DataType::Timestamp(unit.0, unit.1.map(Into::into));
         let schema = Arc::new(Schema::new(vec![
             Field::new(names[0], DataType::Int64, false),
             Field::new(names[1], DataType::Int64, true),
-            Field::new(
-                names[2],
-                DataType::Timestamp(TimeUnit::Microsecond, None),
-                true,
-            ),
+            Field::new(names[2], ty.clone(), true),
         ]));
         let ids = Int64Array::from_iter_values(self.rows.iter().map(|r| r.0));
         let ks = Int64Array::from_iter(self.rows.iter().map(|r| r.1));
-        let ts = TimestampMicrosecondArray::from_iter(self.rows.iter().map(|r| r.2));
-        RecordBatch::try_new(schema, vec![Arc::new(ids), Arc::new(ks), Arc::new(ts)]).unwrap()
+        let us = TimestampMicrosecondArray::from_iter(self.rows.iter().map(|r| r.2));
+        let ts = arrow_cast::cast(&us, &ty).unwrap();
+        RecordBatch::try_new(schema, vec![Arc::new(ids), Arc::new(ks), ts]).unwrap()
     }
 }
+
+/// A timestamp unit and time zone.
+struct Unit(TimeUnit, Option<&'static str>);
 
 /// A pair predicate over (k, t) of a left and a right row; `None` is
 /// unknown.
@@ -151,12 +154,23 @@ const KINDS: [&str; 6] = ["INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI"];
 const CONFIGS: [(usize, usize); 4] = [(1, 1), (4, 7), (1, 2), (4, 8192)];
 
 fn sessions(l: &Side, r: &Side, names: ([&str; 3], [&str; 3], &str, &str)) -> Vec<Session> {
+    sessions_in(l, r, names, &Unit(TimeUnit::Microsecond, None))
+}
+
+fn sessions_in(
+    l: &Side,
+    r: &Side,
+    names: ([&str; 3], [&str; 3], &str, &str),
+    unit: &Unit,
+) -> Vec<Session> {
     CONFIGS
         .iter()
         .map(|&(threads, batch)| {
             let mut s = empty_session(threads, batch);
-            s.register_batch(names.2, l.batch(names.0)).unwrap();
-            s.register_batch(names.3, r.batch(names.1)).unwrap();
+            s.register_batch(names.2, l.batch_in(names.0, unit))
+                .unwrap();
+            s.register_batch(names.3, r.batch_in(names.1, unit))
+                .unwrap();
             s
         })
         .collect()
@@ -178,11 +192,23 @@ fn query(hint: &str, kind: &str, on: &str) -> String {
 
 /// Every join type and hint of `on` against the reference.
 fn check_join(on: &str, pred: Pred, seed: u64, keys: u64, step: i64) {
+    check_join_in(
+        on,
+        pred,
+        seed,
+        keys,
+        step,
+        &Unit(TimeUnit::Microsecond, None),
+    );
+}
+
+/// [`check_join`] on timestamps of `unit`.
+fn check_join_in(on: &str, pred: Pred, seed: u64, keys: u64, step: i64, unit: &Unit) {
     let mut g = Gen(seed);
     let l = Side::random(&mut g, 70, 0, keys, 30 * MIN, step);
     let r = Side::random(&mut g, 60, 1000, keys, 30 * MIN, step);
     let names = ["id", "k", "t"];
-    let sessions = sessions(&l, &r, (names, names, "l", "r"));
+    let sessions = sessions_in(&l, &r, (names, names, "l", "r"), unit);
     for kind in KINDS {
         let want = reference(&l, &r, pred, kind);
         for hint in HINTS {
@@ -254,6 +280,47 @@ fn between_two_offsets() {
         3,
         SEC,
     );
+}
+
+/// Seconds, milliseconds with a time zone and nanoseconds: the offset is in
+/// the column's unit (and a day, in a zone, is computed per row).
+#[test]
+fn other_units_and_zones() {
+    for unit in [
+        Unit(TimeUnit::Second, None),
+        Unit(TimeUnit::Millisecond, Some("+05:30")),
+        Unit(TimeUnit::Nanosecond, None),
+    ] {
+        check_join_in(
+            "l.t BETWEEN r.t - INTERVAL '90' SECOND AND r.t + INTERVAL '0:03' HOUR TO MINUTE",
+            |a, b| {
+                and(
+                    cmp(a.1, b.1, -90 * SEC, |x, y| x >= y),
+                    cmp(a.1, b.1, 3 * MIN, |x, y| x <= y),
+                )
+            },
+            29,
+            2,
+            30 * SEC,
+            &unit,
+        );
+        check_join_in(
+            "l.k = r.k AND l.t > r.t - INTERVAL '1' DAY AND l.t <= r.t - INTERVAL '10' MINUTE",
+            |a, b| {
+                and(
+                    Some(a.0? == b.0?),
+                    and(
+                        cmp(a.1, b.1, -24 * 60 * MIN, |x, y| x > y),
+                        cmp(a.1, b.1, -10 * MIN, |x, y| x <= y),
+                    ),
+                )
+            },
+            31,
+            3,
+            SEC,
+            &unit,
+        );
+    }
 }
 
 /// The seed's example: orders shipped within four hours of being placed.
@@ -426,6 +493,14 @@ fn interval_arithmetic() {
             "DATE '2024-01-01' + INTERVAL '90' MINUTE",
             "2024-01-01T01:30:00",
         ),
+        (
+            "CAST('2024-01-31 12:00:00' AS TIMESTAMP(6)) + INTERVAL '1:30' HOUR TO MINUTE",
+            "2024-01-31T13:30:00",
+        ),
+        (
+            "arrow_typeof(CAST('2024-01-31 12:00:00' AS TIMESTAMP(3)) - INTERVAL '1' SECOND)",
+            "Timestamp(ms)",
+        ),
         ("CAST(NULL AS TIMESTAMP) + INTERVAL '1' DAY", "NULL"),
         ("CAST(NULL AS DATE) - INTERVAL '1' MONTH", "NULL"),
         // comparisons across types and units keep working
@@ -483,4 +558,36 @@ fn zoned_timestamps_keep_their_zone() {
             "Timestamp(ms, \"Europe/Berlin\")|NULL|NULL|NULL",
         ]
     );
+}
+
+/// A date plus intervals computed per row: whole days and months give
+/// dates; a time of day, which Arrow would drop, is an error that says
+/// what to do.
+#[test]
+fn a_date_plus_interval_values_with_a_time_of_day_is_an_error() {
+    use arrow_array::{Date32Array, IntervalMonthDayNanoArray};
+    use arrow_buffer::IntervalMonthDayNano;
+    let mut s = empty_session(1, 8192);
+    let batch = |nanos: i64| {
+        // 2024-01-31 twice and NULL
+        let d = Date32Array::from(vec![Some(19_753), Some(19_753), None]);
+        let i = IntervalMonthDayNanoArray::from(vec![
+            Some(IntervalMonthDayNano::new(1, 1, 0)),
+            Some(IntervalMonthDayNano::new(0, 0, nanos)),
+            // NULL in, NULL out: not refused
+            Some(IntervalMonthDayNano::new(0, 0, 1)),
+        ]);
+        RecordBatch::try_from_iter([("d", Arc::new(d) as _), ("i", Arc::new(i) as _)]).unwrap()
+    };
+    s.register_batch("days", batch(0)).unwrap();
+    s.register_batch("hours", batch(3_600_000_000_000)).unwrap();
+    assert_eq!(
+        run(
+            &s,
+            "SELECT d + i FROM days WHERE d IS NULL OR i <> INTERVAL '0' DAY"
+        ),
+        ["2024-03-01", "NULL"]
+    );
+    let err = query_err(&s, "SELECT d + i FROM hours").to_string();
+    assert!(err.contains("cast the date to TIMESTAMP"), "{err}");
 }

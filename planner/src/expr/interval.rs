@@ -164,17 +164,25 @@ pub(crate) fn date_operands(
 }
 
 /// Refuses a date plus or minus computed intervals with a time of day,
-/// which Arrow would truncate to the day.
+/// which Arrow would truncate to the day (rows where either is NULL give
+/// NULL and are not refused).
 pub(crate) fn check_date_interval(l: &Value, r: &Value, text: &str) -> Result<()> {
     let (lt, rt) = (l.data_type(), r.data_type());
-    let interval = if is_date(lt) && is_interval(rt) {
-        r
+    let (date, interval) = if is_date(lt) && is_interval(rt) {
+        (l, r)
     } else if is_date(rt) && is_interval(lt) {
-        l
+        (r, l)
     } else {
         return Ok(());
     };
-    if has_time_part(interval.inner().as_ref()) == Some(true) {
+    let (d, i) = (date.inner(), interval.inner());
+    let time_of_day = |row: usize| -> bool {
+        let di = if date.is_scalar() { 0 } else { row };
+        let ii = if interval.is_scalar() { 0 } else { row };
+        d.is_valid(di) && has_time_part(i.slice(ii, 1).as_ref()) == Some(true)
+    };
+    let rows = d.len().max(i.len());
+    if (0..rows).any(time_of_day) {
         return Err(ExprError::unsupported(
             text,
             "a DATE plus or minus an INTERVAL with hours, minutes or seconds is a timestamp; \
