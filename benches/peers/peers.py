@@ -368,25 +368,42 @@ def worker(engine, workload, folder, runs, threads):
         times.append(time.perf_counter() - start)
         assert tuple(out) == tuple(result), (out, result)
     count, sums = answer(result)
-    # Peak resident memory of the worker (tables + engine), Linux: KiB.
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"engine": engine, "version": version, "times": times,
-                      "count": count, "sums": sums, "peak_rss_mb": round(peak_mb, 1)}))
+                      "count": count, "sums": sums, "peak_rss_mb": round(peak_rss_mb(), 1)}))
+
+
+def peak_rss_mb():
+    """Peak resident memory of this process (tables + engine) in MB: Linux's
+    VmHWM, the high-water mark of this process's own memory since its exec.
+    Not getrusage's ru_maxrss: the parent starts workers with vfork, and exec
+    carries the parent's peak (the generated tables) into the child's."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024  # kB
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# Runs the command of its arguments and prints its peak RSS (KiB) last on
+# stderr. Started from the small interpreter this is, the command's
+# ru_maxrss is its own, not the benchmark parent's (see peak_rss_mb).
+MEASURE = """
+import os, signal, subprocess, sys
+p = subprocess.Popen(sys.argv[1:])
+_, status, usage = os.wait4(p.pid, 0)
+code = os.waitstatus_to_exitcode(status)
+if code < 0:
+    sys.stderr.write(f"killed by signal {-code} ({signal.Signals(-code).name})\\n")
+sys.stderr.write(f"peak_rss_kib={usage.ru_maxrss}\\n")
+sys.exit(128 - code if code < 0 else code)
+"""
 
 
 def run_process(cmd, env=None):
-    """Runs ``cmd``; returns (exit status, stdout, stderr, seconds, peak RSS
-    in MB of that process alone: os.wait4's, not the RUSAGE_CHILDREN maximum
-    over every earlier worker)."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        seconds = time.perf_counter() - start
-        out.seek(0)
-        err.seek(0)
-        return proc.returncode, out.read(), err.read(), seconds, usage.ru_maxrss / 1024
+    """Runs ``cmd``; returns (exit status, stdout, stderr, seconds)."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    return proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - start
 
 
 def failure(stderr, code, seconds):
@@ -395,6 +412,8 @@ def failure(stderr, code, seconds):
     error = stderr.strip().splitlines()[-1:] or [f"exit status {code}, no message"]
     if code < 0:
         error.append(f"killed by signal {-code} after {seconds:.1f} s")
+    elif code > 128:
+        error.append(f"after {seconds:.1f} s")
     return error
 
 
@@ -418,7 +437,7 @@ def run_tenon(binary, workload, folder, runs, threads):
         tables += ["--memory-table", f"{name}={os.path.join(folder, name + '.arrow')}"]
     results, version = [], binary
     if os.access(binary, os.X_OK):
-        code, out, _, _, _ = run_process([binary, "--version"])
+        code, out, _, _ = run_process([binary, "--version"])
         version = f"{out.strip() if code == 0 else '?'} ({binary})"
     for label, sql in tenon_variants(workload):
         r = {"engine": "tenon", "label": label, "query": sql, "version": version}
@@ -427,9 +446,11 @@ def run_tenon(binary, workload, folder, runs, threads):
             r["error"] = [f"no tenon binary at {binary}: build it with `cargo build --release` "
                           "or pass --tenon PATH"]
             continue
-        cmd = [binary, "query", "--threads", str(threads), "--runs", str(runs), "--timing",
-               "--format", "csv"] + tables + ["--", sql]
-        code, out, err, seconds, peak_mb = run_process(cmd)
+        cmd = [sys.executable, "-c", MEASURE, binary, "query", "--threads", str(threads),
+               "--runs", str(runs), "--timing", "--format", "csv"] + tables + ["--", sql]
+        code, out, err, seconds = run_process(cmd)
+        peak = re.search(r"\npeak_rss_kib=(\d+)\n$", "\n" + err)
+        err = err[:peak.start()] if peak else err  # tenon's own stderr
         timing = re.search(r"elapsed_ms=([0-9.]+) rows=(\d+) reads_files=false", err)
         lines = list(csv.reader(out.splitlines()))
         if code != 0 or not timing or len(lines) != 2:
@@ -443,7 +464,7 @@ def run_tenon(binary, workload, folder, runs, threads):
             r["error"] = [f"result row is not integers: {lines[1]}"]
             continue
         r.update(median_s=float(timing.group(1)) / 1000, count=count, sums=sums,
-                 peak_rss_mb=round(peak_mb, 1))
+                 peak_rss_mb=round(int(peak.group(1)) / 1024, 1) if peak else None)
     return results
 
 
@@ -455,7 +476,7 @@ def run_engine(engine, workload, folder, runs, threads, tenon):
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", engine,
            "--workload", workload, "--folder", folder, "--runs", str(runs),
            "--threads", str(threads)]
-    code, out, err, seconds, _ = run_process(cmd, env)
+    code, out, err, seconds = run_process(cmd, env)
     sql = None if engine == "polars" else query(workload, engine)
     if code != 0:
         sys.stderr.write(err)
@@ -511,7 +532,8 @@ def summary(workloads, results, runs, scale, threads):
             cells.append(f"{r['median_s']:.4f}" if "median_s" in r else
                          "n/a" if "unsupported" in r else "error" if "error" in r else "-")
         lines.append([workload] + cells + [best, f"{ok[0]['count']:,}" if ok else "-",
-                                           "yes" if len(answers) == 1 else "NO"])
+                                           "-" if not ok else "yes" if len(answers) == 1
+                                           else "NO"])
     widths = [max(len(str(row[i])) for row in [header] + lines) for i in range(len(header))]
     out = [f"median seconds of {runs} runs, scale {scale}, {threads} threads"]
     out += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
@@ -557,7 +579,7 @@ def main():
                         versions.setdefault(engine, r.get("version", args.tenon))
                         print(f"#   {r['label']}: median {r['median_s']:.4f} s, count "
                               f"{r['count']:,}, sums {r['sums']}, peak RSS "
-                              f"{r['peak_rss_mb']:.0f} MB", file=sys.stderr, flush=True)
+                              f"{r['peak_rss_mb'] or 0:.0f} MB", file=sys.stderr, flush=True)
                     elif "unsupported" in r:
                         print(f"#   {r['label']}: not implemented: {r['unsupported']}",
                               file=sys.stderr, flush=True)
