@@ -98,8 +98,8 @@ QUERIES = {  # workload: SQL (tenon, DuckDB, DataFusion); the others run SQL
                       f" AND b.t + INTERVAL '{INTERVAL_MINUTES}' MINUTE",
 }
 # DuckDB has no MATCH_CONDITION; its ASOF join takes the inequality in ON and
-# is inner unless LEFT (tenon's, Snowflake's and DataFusion's keeps every
-# left row, NULL-padded).
+# is inner unless LEFT (tenon's ASOF JOIN, like Snowflake's, keeps every left
+# row, NULL-padded).
 DUCKDB_QUERIES = {
     "asof": "SELECT count(*), sum(q.q) FROM trades t ASOF LEFT JOIN quotes q "
             "ON t.sym = q.sym AND t.ts >= q.ts",
@@ -168,6 +168,7 @@ def query(workload, engine="tenon"):
 
 
 def table_names(workload):
+    """The (probe, build) table names of ``workload``, also its files' stems."""
     return TABLES.get(workload, ("probe", "build"))
 
 
