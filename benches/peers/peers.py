@@ -55,6 +55,7 @@ needs ``cargo build --release`` first, else it reports a failure):
 
 import argparse
 import csv
+import decimal
 import json
 import os
 import platform
@@ -429,6 +430,20 @@ def tenon_variants(workload):
     return variants
 
 
+def csv_integer(text):
+    """A CSV cell as an integer: "" is NULL (None), "12" and "12.0" are 12;
+    anything else (a fraction, a word) raises ValueError."""
+    if text == "":
+        return None
+    try:
+        value = decimal.Decimal(text)
+    except decimal.InvalidOperation:
+        raise ValueError(text) from None
+    if not value.is_finite() or value != value.to_integral_value():
+        raise ValueError(text)
+    return int(value)
+
+
 def run_tenon(binary, workload, folder, runs, threads):
     """Runs ``tenon query`` on the workload's files, once per variant;
     returns one result per variant (an ``error`` when it fails, e.g. before
@@ -460,7 +475,7 @@ def run_tenon(binary, workload, folder, runs, threads):
                 f"stderr {err.strip()[-200:]!r}"]
             continue
         try:
-            count, sums = answer([int(v) if v != "" else None for v in lines[1]])
+            count, sums = answer([csv_integer(v) for v in lines[1]])
         except ValueError:
             r["error"] = [f"result row is not integers: {lines[1]}"]
             continue
