@@ -411,12 +411,12 @@ def run_process(cmd, env=None):
 def failure(stderr, code, seconds):
     """The error lines of a failed process: its last stderr line, and the
     signal if one ended it (e.g. SIGKILL from the out-of-memory killer)."""
-    error = stderr.strip().splitlines()[-1:] or [f"exit status {code}, no message"]
+    error = stderr.strip().splitlines()[-1:]
     if code < 0:
         error.append(f"killed by signal {-code} after {seconds:.1f} s")
     elif code > 128:
         error.append(f"after {seconds:.1f} s")
-    return error
+    return error or [f"exit status {code}, no message"]
 
 
 def tenon_variants(workload):
