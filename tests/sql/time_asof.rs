@@ -197,6 +197,24 @@ fn h53_time_joins_run_broadcast_of_the_right_side_or_shuffle_merge() {
         "{}",
         plan.to_text()
     );
+    // the default: a small right side is broadcast; JSON says what the join does
+    let plan = s.explain(&format!("SELECT count(*) {base}")).unwrap();
+    let text = plan.to_text();
+    assert!(text.contains("BROADCAST, build q (default"), "{text}");
+    let json = plan.to_json();
+    assert!(
+        json.contains(r#""time_join": "as-of join MATCH_CONDITION (t.ts >= q.ts)"#),
+        "{json}"
+    );
+    // strict mode: an inapplicable hint is an error that says why
+    let (t, q) = tables(5, 10, 10);
+    let mut strict = session_with(&[t, q], 1, 8192);
+    strict.set("hint_mode", "strict").unwrap();
+    let e = query_err(
+        &strict,
+        &format!("SELECT /*+ SHUFFLE_HASH(q) */ count(*) {base}"),
+    );
+    assert!(e.to_string().contains("not SHUFFLE_HASH"), "{e}");
 }
 
 #[test]
