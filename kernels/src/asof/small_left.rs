@@ -158,9 +158,9 @@ pub(super) fn run<S: KeySource>(probe: &Probe<'_, S>, rnulls: Option<&NullBuffer
             + m * std::mem::size_of::<u32>(),
     )?;
     let ltimes = Times::of(time_column(&left, plan.left_time), m)?;
-    let joins = |i: usize| lnulls.as_ref().is_none_or(|k| k.is_valid(i)) && ltimes.valid(i);
+    let joins = &|i: usize| lnulls.as_ref().is_none_or(|k| k.is_valid(i)) && ltimes.valid(i);
     let valid: Vec<Version> = (0..m)
-        .filter(|&i| (&joins)(i))
+        .filter(|&i| joins(i))
         .map(|i| Version {
             time: ltimes.values[i],
             row: i as u32,
@@ -225,7 +225,7 @@ pub(super) fn run<S: KeySource>(probe: &Probe<'_, S>, rnulls: Option<&NullBuffer
     // Spread each group's best offers along its runs, once per group.
     let mut chosen = vec![NONE; m];
     let mut done = vec![false; slots];
-    for i in (0..m).filter(|&i| (&joins)(i)) {
+    for i in (0..m).filter(|&i| joins(i)) {
         let group = match &lkeys {
             Some(lk) => {
                 let tag = lk.tag(i);
@@ -288,4 +288,44 @@ fn filter_chosen<S: KeySource>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernel_indexes_the_left_side_when_it_is_small_and_an_eighth_of_the_right() {
+        assert!(applies(None, 10, 80, false));
+        assert!(!applies(None, 10, 79, false));
+        assert!(applies(None, 0, 0, false));
+        assert!(applies(None, MAX_LEFT_ROWS, 8 * MAX_LEFT_ROWS, false));
+        assert!(!applies(None, MAX_LEFT_ROWS + 1, usize::MAX, false));
+    }
+
+    #[test]
+    fn a_forced_choice_holds_except_for_a_filter_before_the_choice() {
+        assert!(applies(Some(true), 1000, 1, false));
+        assert!(!applies(Some(false), 1, 1000, false));
+        assert!(!applies(Some(true), 1, 1000, true));
+        assert!(!applies(None, 1, 1000, true));
+    }
+
+    #[test]
+    fn the_best_candidate_breaks_time_ties_by_input_order() {
+        let mut up = Best::new(1, true);
+        for (t, r) in [(5, 3), (5, 9), (4, 20), (5, 1)] {
+            up.offer(0, t, r);
+        }
+        assert_eq!((up.time[0], up.row[0]), (5, 9));
+        let mut down = Best::new(1, false);
+        for (t, r) in [(5, 3), (5, 9), (6, 0), (5, 1)] {
+            down.offer(0, t, r);
+        }
+        assert_eq!((down.time[0], down.row[0]), (5, 1));
+        let mut merged = Best::new(1, true);
+        merged.merge(&down);
+        merged.merge(&up);
+        assert_eq!(merged.row[0], 9);
+    }
 }
