@@ -5,6 +5,11 @@
 //! output rows and sums the chosen versions' payload (projected alone).
 //! Both modes. Names: `asof/{mode}/{probe rows}x{versions}`.
 //!
+//! The small-left shape (`asof/small/{path}/1000x2000000`, not scaled): a
+//! probe side of 1,000 rows against 2M versions of the same keys, once
+//! with the right side indexed (the small-left path forbidden) and once
+//! with the left side indexed (the kernel's own choice).
+//!
 //! `TENON_BENCH_SCALE` (default 0.1 = 1M x 100k; 1.0 is the 10M x
 //! 1M) sizes the sides; `TENON_BENCH_THREADS` (default: all cores) sets
 //! the worker threads.
@@ -92,6 +97,8 @@ fn asof(c: &mut Criterion) {
     let (probe_rows, versions) = ((10e6 * scale) as usize, (1e6 * scale) as usize);
     let left = side(probe_rows.max(1), false, 1);
     let right = side(versions.max(1), true, 2);
+    let small_probe = side(1000, false, 3);
+    let big_right = side(2_000_000, true, 4);
     let mut group = c.benchmark_group("asof");
     group
         .sample_size(10)
@@ -111,6 +118,20 @@ fn asof(c: &mut Criterion) {
         let id = BenchmarkId::new(name, format!("{probe_rows}x{versions}"));
         group.bench_function(id, |b| {
             b.iter(|| pool.install(|| count_and_sum(&join, &left, &right)))
+        });
+    }
+    for (name, small_left) in [("right_index", Some(false)), ("left_index", None)] {
+        let join = AsofJoin::new(
+            JoinType::Inner,
+            vec![(0, 0)],
+            RangeCondition::new(1, CmpOp::Ge, 1),
+        )
+        .small_left(small_left)
+        .projection(Some(vec![]), Some(vec![2]));
+        let (probe_rows, versions) = (1000, 2_000_000);
+        let id = BenchmarkId::new(format!("small/{name}"), format!("{probe_rows}x{versions}"));
+        group.bench_function(id, |b| {
+            b.iter(|| pool.install(|| count_and_sum(&join, &small_probe, &big_right)))
         });
     }
     group.finish();

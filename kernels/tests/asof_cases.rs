@@ -68,12 +68,17 @@ fn asof(join_type: JoinType, op: CmpOp) -> AsofJoin {
 /// the same in every way of running it; sorted.
 fn pairs(join: &AsofJoin, l: &RecordBatch, r: &RecordBatch) -> Vec<(i64, Option<i64>)> {
     let mut seen: Option<Vec<(i64, Option<i64>)>> = None;
-    for mode in [AsofMode::Broadcast, AsofMode::Partitioned] {
+    for (mode, small_left) in [
+        (AsofMode::Broadcast, Some(false)),
+        (AsofMode::Partitioned, Some(false)),
+        (AsofMode::Broadcast, Some(true)),
+    ] {
         for threads in [1, 4] {
             for right_chunk in [1, 8192] {
                 let j = join
                     .clone()
                     .mode(mode)
+                    .small_left(small_left)
                     .partitions(4)
                     .threads(threads)
                     .batch_size(3)
@@ -93,7 +98,7 @@ fn pairs(join: &AsofJoin, l: &RecordBatch, r: &RecordBatch) -> Vec<(i64, Option<
                 rows.sort();
                 match &seen {
                     None => seen = Some(rows),
-                    Some(s) => assert_eq!(&rows, s, "{mode:?} threads {threads}"),
+                    Some(s) => assert_eq!(&rows, s, "{mode:?} {small_left:?} threads {threads}"),
                 }
             }
         }
@@ -582,4 +587,72 @@ fn a_decimal_time_beyond_its_precision_is_an_error_not_a_wrong_order() {
     );
     let err = join.collect(one(&t), one(&t)).unwrap_err().to_string();
     assert!(err.contains("exceeds its precision"), "{err}");
+}
+
+/// A tiny left side (six trades) against 200,000 quotes of 7 keys whose
+/// times repeat (every time about 28 times per key), in batches of 8192 and
+/// with 4 threads: the kernel's own choice (the small-left path), the path
+/// forced and forbidden all give the version a scan of every quote picks
+/// by the rules (largest time, ties the last quote, for `>=`; smallest
+/// time, ties the first, for `<=`), tombstones included.
+#[test]
+fn a_tiny_left_side_against_200k_versions_takes_the_versions_a_scan_picks() {
+    let n = 200_000i64;
+    let quotes: Vec<RightRow> = (0..n)
+        .map(|i| {
+            let t = (i * 7919) % 1000;
+            (i, Some(i % 7), (i % 97 != 5).then_some(t), 0, i % 1013 == 0)
+        })
+        .collect();
+    let trades = [
+        (0, Some(0), Some(500)),
+        (1, Some(3), Some(0)),
+        (2, Some(6), Some(999)),
+        (3, Some(2), Some(-1)),
+        (4, Some(9), Some(500)),
+        (5, Some(1), None),
+    ];
+    let l = left(&trades.map(|(id, k, t)| (id, k, t, 0)));
+    let r = right(&quotes);
+    for op in [CmpOp::Ge, CmpOp::Le] {
+        // The scan: every qualifying quote of the key, the best by the rules.
+        let want: Vec<(i64, Option<i64>)> = trades
+            .iter()
+            .map(|&(id, k, t)| {
+                let ok = quotes
+                    .iter()
+                    .filter(|q| q.1 == k && q.2.zip(t).is_some_and(|(qt, lt)| op.holds(lt, qt)));
+                let best = if op == CmpOp::Ge {
+                    ok.max_by_key(|q| (q.2, q.0))
+                } else {
+                    ok.min_by_key(|q| (q.2, q.0))
+                };
+                (id, best.filter(|q| !q.4).map(|q| q.0))
+            })
+            .collect();
+        assert!(
+            want.iter().filter(|w| w.1.is_some()).count() >= 2,
+            "{want:?}"
+        );
+        for small_left in [None, Some(true), Some(false)] {
+            let join = asof(JoinType::Left, op)
+                .tombstone(Some(4))
+                .small_left(small_left)
+                .threads(4)
+                .projection(Some(vec![0]), Some(vec![0]));
+            let out = join.collect(one(&l), chunked(&r, 8192)).unwrap();
+            let mut got = Vec::new();
+            for b in &out {
+                let (li, ri) = (
+                    b.column(0).as_primitive::<Int64Type>(),
+                    b.column(1).as_primitive::<Int64Type>(),
+                );
+                for i in 0..b.num_rows() {
+                    got.push((li.value(i), ri.is_valid(i).then(|| ri.value(i))));
+                }
+            }
+            got.sort();
+            assert_eq!(got, want, "{op:?} small_left {small_left:?}");
+        }
+    }
 }

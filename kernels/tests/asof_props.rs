@@ -111,6 +111,8 @@ struct Case {
     threads: usize,
     project: bool,
     via_stream: bool,
+    /// `AsofJoin::small_left`: the kernel's choice, or a path forced.
+    small_left: Option<bool>,
 }
 
 fn small() -> impl Strategy<Value = Option<u8>> {
@@ -205,6 +207,7 @@ fn case(max_rows: usize) -> impl Strategy<Value = Case> {
             threads: r.3,
             project: r.4,
             via_stream: r.5,
+            small_left: None,
         },
     )
 }
@@ -395,7 +398,8 @@ fn kernel(c: &Case) -> AsofJoin {
     .tombstone(c.tombstones.then_some(5))
     .null_equal(c.null_equal)
     .batch_size(c.batch_size)
-    .threads(c.threads);
+    .threads(c.threads)
+    .small_left(c.small_left);
     if let Some(p) = c.partitions {
         join = join.partitions(p);
     }
@@ -447,13 +451,34 @@ fn run(c: &Case) -> Result<Vec<(i64, Option<i64>)>, String> {
     Ok(out)
 }
 
+/// The kernel's choice, the small-left path forced, and forbidden.
+const PATHS: [Option<bool>; 3] = [None, Some(true), Some(false)];
+
 proptest! {
     #![proptest_config(config())]
 
     #[test]
     fn asof_join_equals_the_oracle(c in case(24)) {
-        let got = run(&c).map_err(TestCaseError::fail)?;
-        prop_assert_eq!(got, oracle(&c));
+        let want = oracle(&c);
+        for path in PATHS {
+            let c = Case { small_left: path, ..c.clone() };
+            let got = run(&c).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(&got, &want, "small_left {:?}", path);
+        }
+    }
+
+    /// A left side at most an eighth of the right: the kernel's own choice
+    /// is the small-left path (unless a filter comes before the choice).
+    #[test]
+    fn a_small_left_side_equals_the_oracle(c in case(200), keep in 0usize..25) {
+        let mut c = c;
+        c.left.truncate(keep.min(c.right.len() / 8));
+        let want = oracle(&c);
+        for path in PATHS {
+            let c = Case { small_left: path, ..c.clone() };
+            let got = run(&c).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(&got, &want, "small_left {:?}", path);
+        }
     }
 }
 
@@ -464,8 +489,12 @@ proptest! {
     /// 32 versions), starting anywhere in the grouped versions.
     #[test]
     fn large_groups_equal_the_oracle(c in case(300)) {
-        let got = run(&c).map_err(TestCaseError::fail)?;
-        prop_assert_eq!(got, oracle(&c));
+        let want = oracle(&c);
+        for path in PATHS {
+            let c = Case { small_left: path, ..c.clone() };
+            let got = run(&c).map_err(TestCaseError::fail)?;
+            prop_assert_eq!(&got, &want, "small_left {:?}", path);
+        }
     }
 }
 
@@ -491,7 +520,11 @@ fn many_versions_per_key_agree_across_modes() {
             tomb: Some(i % 41 == 0),
         })
         .collect();
-    for mode in [AsofMode::Broadcast, AsofMode::Partitioned] {
+    for (mode, small_left) in [
+        (AsofMode::Broadcast, Some(false)),
+        (AsofMode::Partitioned, Some(false)),
+        (AsofMode::Broadcast, Some(true)),
+    ] {
         for rule in [Rule::Op(CmpOp::Ge), Rule::Op(CmpOp::Lt), Rule::Latest] {
             for timing in [FilterTiming::BeforeChoice, FilterTiming::AfterChoice] {
                 let c = Case {
@@ -513,8 +546,13 @@ fn many_versions_per_key_agree_across_modes() {
                     threads: 4,
                     project: false,
                     via_stream: false,
+                    small_left,
                 };
-                assert_eq!(run(&c).unwrap(), oracle(&c), "{mode:?} {rule:?} {timing:?}");
+                assert_eq!(
+                    run(&c).unwrap(),
+                    oracle(&c),
+                    "{mode:?} {small_left:?} {rule:?} {timing:?}"
+                );
             }
         }
     }

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use super::prepare::{GroupRef, Version, Versions, bytes_for, tag_hash};
 use super::search::{below, pick, prefetch, walks_down};
+use super::small_left;
 use super::time::{Times, check_time, time_column};
 use super::{AsofJoin, FilterTiming, TimeRule};
 use crate::condition::CmpOp;
@@ -46,20 +47,20 @@ const MAX_STEP: usize = 1024;
 const WINDOW: usize = 32;
 
 /// No version (a left row without a match).
-const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = u32::MAX;
 
 /// A validated as-of join, ready to run.
 pub(crate) struct Plan<'a> {
-    join: &'a AsofJoin,
-    left: &'a JoinInput,
+    pub(super) join: &'a AsofJoin,
+    pub(super) left: &'a JoinInput,
     right: &'a JoinInput,
     layout: OutputLayout,
     /// The key encoding; `None` without equality keys.
-    kind: Option<KeyKind>,
+    pub(super) kind: Option<KeyKind>,
     /// The time operator; `None` in the latest mode.
-    op: Option<CmpOp>,
-    left_time: Option<usize>,
-    right_time: Option<usize>,
+    pub(super) op: Option<CmpOp>,
+    pub(super) left_time: Option<usize>,
+    pub(super) right_time: Option<usize>,
 }
 
 impl<'a> Plan<'a> {
@@ -151,6 +152,22 @@ impl<'a> Plan<'a> {
             .kind
             .as_ref()
             .and_then(|k| key_nulls(&rcols, k, self.join.null_equal));
+        let tombstones = self
+            .join
+            .tombstone
+            .map(|c| right.column(c).as_boolean().clone());
+        let probe = Probe {
+            plan: self,
+            right: &right,
+            rkeys: rkeys.as_ref(),
+            tombstones: tombstones.as_ref(),
+            sink,
+        };
+        let filter_first =
+            self.join.timing == FilterTiming::BeforeChoice && self.join.options.filter.is_some();
+        if small_left::applies(self.join.small_left, self.left.num_rows(), n, filter_first) {
+            return small_left::run(&probe, rnulls.as_ref());
+        }
         let keyed = rkeys.is_some();
         let _versions_mem = memory.try_reserve(
             "the as-of join's versions",
@@ -165,17 +182,6 @@ impl<'a> Plan<'a> {
                     row: i as u32,
                 })
                 .collect()
-        };
-        let tombstones = self
-            .join
-            .tombstone
-            .map(|c| right.column(c).as_boolean().clone());
-        let probe = Probe {
-            plan: self,
-            right: &right,
-            rkeys: rkeys.as_ref(),
-            tombstones: tombstones.as_ref(),
-            sink,
         };
         let tag_of = |row: u32| match &rkeys {
             Some(k) => tag_hash(k, row),
@@ -305,15 +311,15 @@ fn row_keys(types: &[DataType]) -> Result<KeyKind> {
 }
 
 /// The columns of `batch` at `keys`.
-fn key_columns(batch: &RecordBatch, keys: impl Iterator<Item = usize>) -> Vec<ArrayRef> {
+pub(super) fn key_columns(batch: &RecordBatch, keys: impl Iterator<Item = usize>) -> Vec<ArrayRef> {
     keys.map(|k| Arc::clone(batch.column(k))).collect()
 }
 
 /// What every probe task shares.
-struct Probe<'a, S> {
-    plan: &'a Plan<'a>,
-    right: &'a RecordBatch,
-    rkeys: Option<&'a S>,
+pub(super) struct Probe<'a, S> {
+    pub(super) plan: &'a Plan<'a>,
+    pub(super) right: &'a RecordBatch,
+    pub(super) rkeys: Option<&'a S>,
     tombstones: Option<&'a BooleanArray>,
     sink: &'a BatchSink<'a>,
 }
@@ -340,7 +346,7 @@ struct Pending {
 impl<S: KeySource> Probe<'_, S> {
     /// Whether right row `row` is a tombstone (`true`; NULL is not).
     #[inline(always)]
-    fn tombstone(&self, row: u32) -> bool {
+    pub(super) fn tombstone(&self, row: u32) -> bool {
         self.tombstones
             .is_some_and(|t| t.is_valid(row as usize) && t.value(row as usize))
     }
@@ -528,7 +534,7 @@ impl<S: KeySource> Probe<'_, S> {
 
     /// The filter over pairs (`left` rows of the morsel, `right` rows of
     /// the right side), checked to give one value per pair.
-    fn evaluate(
+    pub(super) fn evaluate(
         &self,
         f: &dyn JoinFilter,
         left: &RecordBatch,
@@ -550,7 +556,7 @@ impl<S: KeySource> Probe<'_, S> {
 
     /// Outputs a morsel: its matched rows (and, for LEFT, its unmatched
     /// rows with NULL right columns) in batches of at most `batch_size`.
-    fn emit(&self, left: &RecordBatch, chosen: &[u32]) -> Result<()> {
+    pub(super) fn emit(&self, left: &RecordBatch, chosen: &[u32]) -> Result<()> {
         let plan = self.plan;
         let bs = plan.join.options.batch_size;
         if plan.join.join_type == JoinType::Left {

@@ -37,6 +37,11 @@
 //! parallel morsels (`exec`). [`AsofMode::Partitioned`] partitions both
 //! sides by key hash first and runs each partition as its own task.
 //!
+//! When the left side is small next to the right one (see
+//! [`AsofJoin::small_left`]), sorting the whole right side for a few left
+//! rows would dominate: the kernel then indexes the *left* side instead
+//! and streams the right side once (`small_left`), with the same answers.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use arrow_array::{Int64Array, RecordBatch};
@@ -64,6 +69,7 @@
 mod exec;
 mod prepare;
 mod search;
+mod small_left;
 mod time;
 
 use crate::condition::RangeCondition;
@@ -123,6 +129,7 @@ pub struct AsofJoin {
     pub(crate) tombstone: Option<usize>,
     pub(crate) null_equal: bool,
     pub(crate) partitions: Option<usize>,
+    pub(crate) small_left: Option<bool>,
     pub(crate) options: JoinOptions,
 }
 
@@ -154,6 +161,7 @@ impl AsofJoin {
             tombstone: None,
             null_equal: false,
             partitions: None,
+            small_left: None,
             options: JoinOptions::default(),
         }
     }
@@ -189,6 +197,18 @@ impl AsofJoin {
     /// from 1 to 65536); by default chosen from the right side's size.
     pub fn partitions(mut self, n: usize) -> Self {
         self.partitions = Some(n);
+        self
+    }
+
+    /// Whether to index the left side instead of the right (the small-left
+    /// path: the right side streamed once, never sorted): `None` (the
+    /// default) lets the kernel choose (when the left side has at most
+    /// 262,144 rows and at least 8 times fewer rows than the right),
+    /// `Some(true)` always takes it, `Some(false)` never does. A
+    /// [`FilterTiming::BeforeChoice`] filter always takes the right index.
+    /// The answer is the same either way; only the cost differs.
+    pub fn small_left(mut self, choice: Option<bool>) -> Self {
+        self.small_left = choice;
         self
     }
 }

@@ -193,6 +193,24 @@ impl<T: Copy + Eq + Default + Send + Sync> Versions<T> {
         })
     }
 
+    /// How many positions the groups hold in all (see
+    /// [`position`](Self::position)).
+    pub(super) fn positions(&self) -> usize {
+        self.single.rows.len() + self.grouped.rows.len()
+    }
+
+    /// A number for position `pos` of group `g` (in `0..positions()`), unique
+    /// over all groups: one slot per version, for whoever keeps a value per
+    /// version (the small-left path's best candidates).
+    #[inline(always)]
+    pub(super) fn position(&self, g: GroupRef, pos: usize) -> usize {
+        if g.many {
+            self.single.rows.len() + g.start as usize + pos
+        } else {
+            g.start as usize + pos
+        }
+    }
+
     /// The versions of a group, sorted by time (ties in input order): their
     /// times and their right rows.
     #[inline(always)]
