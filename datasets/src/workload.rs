@@ -48,7 +48,7 @@ impl Workload {
     ];
 
     /// The equi-join workloads the hash join is measured on (all but the
-    /// band and nested-loop ones).
+    /// band, nested-loop, interval and as-of ones).
     pub const HASH_JOIN: [Workload; 6] = [
         Workload::FkSmall,
         Workload::FkMedium,
