@@ -8,6 +8,7 @@
 //! | band | `probe.k = build.k AND probe.t BETWEEN build.t - 10 AND build.t + 10` | all four | count + sums |
 //! | nlj | `probe.v < build.v` | NEST_LOOP | count only |
 //! | interval | `probe.k = build.k AND probe.t BETWEEN build.t - INTERVAL '5' MINUTE AND build.t + INTERVAL '5' MINUTE` | all four | count + sums |
+//! | asof | `probe ASOF JOIN build MATCH_CONDITION (probe.t >= build.t) ON probe.k = build.k` | BROADCAST, SHUFFLE_MERGE | count + sums (an unmatched trade's NULL build payload adds 0) |
 //!
 //! The probe side is the left input and the build side the right one; the
 //! hash joins build the right side and test the band as a filter over the
@@ -20,6 +21,11 @@
 //! microsecond timestamp, and its window reaches the sort-merge and
 //! nested-loop kernels as range conditions with constant offsets (`t >= t -
 //! 300000000`), as the planner lowers the SQL: no column is computed.
+//! The asof workload (trades as the probe side, quotes as the build side,
+//! `t` a microsecond timestamp as for interval) runs on the as-of kernel:
+//! a LEFT as-of join, every trade kept with the latest quote of its key at
+//! or before it, broadcast (BROADCAST) or partitioned by key (SHUFFLE_MERGE);
+//! the hash joins and the nested loop cannot choose one version per row.
 
 use std::sync::Arc;
 
@@ -29,15 +35,15 @@ use arrow_array::{ArrayRef, BooleanArray, Int64Array, RecordBatch, UInt32Array};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use tenon_datasets::{Tables, Workload, split_batches};
 use tenon_kernels::{
-    CmpOp, HashJoin, HashJoinMode, Join, JoinFilter, JoinInput, JoinKernel, JoinSide, JoinType,
-    KernelError, NestedLoopJoin, RangeCondition, SortMergeJoin, Strategy,
+    AsofJoin, AsofMode, CmpOp, HashJoin, HashJoinMode, Join, JoinFilter, JoinInput, JoinKernel,
+    JoinSide, JoinType, KernelError, NestedLoopJoin, RangeCondition, SortMergeJoin, Strategy,
 };
 
 use crate::measure::{JoinSummary, count_and_sum, count_only};
 
 /// Column of the key `k` on both sides.
 const K: usize = 0;
-/// Column of `t` (band) or `v` (nlj) on both sides.
+/// Column of `t` (band, interval, asof) or `v` (nlj) on both sides.
 const T: usize = 3;
 /// Build-side columns holding `t - 10` and `t + 10` (band only).
 const T_LO: usize = 4;
@@ -60,7 +66,8 @@ pub struct Inputs {
 
 /// The inputs of `workload` from its generated tables: the probe side in
 /// batches of `batch_size` rows, the build side as one batch (with the band
-/// bounds computed for `band`).
+/// bounds computed for `band`, and `t` as a microsecond timestamp for
+/// `interval` and `asof`).
 ///
 /// # Panics
 ///
@@ -72,10 +79,10 @@ pub fn inputs(workload: Workload, tables: Tables, batch_size: usize) -> Inputs {
     );
     let build = match workload {
         Workload::Band => with_band_bounds(&tables.build),
-        Workload::Interval => with_timestamp_t(&tables.build),
+        Workload::Interval | Workload::Asof => with_timestamp_t(&tables.build),
         _ => tables.build,
     };
-    let probe = if workload == Workload::Interval {
+    let probe = if matches!(workload, Workload::Interval | Workload::Asof) {
         let batches = probe.batches().iter().map(with_timestamp_t).collect();
         let schema = with_timestamp_t(&tables.probe.slice(0, 0)).schema();
         JoinInput::new(schema, batches)
@@ -181,11 +188,14 @@ fn band_filter() -> Arc<dyn JoinFilter> {
 
 /// The strategies that can run `workload`'s join, and of those, the ones
 /// `tenon bench` runs by default (`all`): the nested loop only where it is
-/// the natural choice (band, nlj), since on the 10M-row equi-joins it is a
-/// sort and 10M binary searches, far behind the others.
+/// the natural choice (band, nlj, interval), since on the 10M-row
+/// equi-joins it is a sort and 10M binary searches, far behind the others.
+/// The as-of join runs as BROADCAST or SHUFFLE_MERGE only (docs/hints.md
+/// H53).
 pub fn strategies(workload: Workload, default_only: bool) -> Vec<Strategy> {
     match workload {
         Workload::Nlj => vec![Strategy::NestLoop],
+        Workload::Asof => vec![Strategy::Broadcast, Strategy::ShuffleMerge],
         Workload::Band | Workload::Interval => Strategy::ALL.to_vec(),
         _ if default_only => vec![
             Strategy::Broadcast,
@@ -201,6 +211,9 @@ pub fn strategies(workload: Workload, default_only: bool) -> Vec<Strategy> {
 pub fn join(workload: Workload, strategy: Strategy, batch_size: usize) -> Option<Join> {
     if !strategies(workload, false).contains(&strategy) {
         return None;
+    }
+    if workload == Workload::Asof {
+        return Some(asof_join(strategy, batch_size));
     }
     let on = vec![(K, K)];
     let hash = |mode| {
@@ -260,9 +273,32 @@ pub fn join(workload: Workload, strategy: Strategy, batch_size: usize) -> Option
     })
 }
 
+/// The asof workload's join under `strategy` (BROADCAST or SHUFFLE_MERGE,
+/// the only ones [`strategies`] lists for it): each trade (left) with the
+/// latest quote (right) of its key at or before it, every trade kept.
+fn asof_join(strategy: Strategy, batch_size: usize) -> Join {
+    let mode = match strategy {
+        Strategy::ShuffleMerge => AsofMode::Partitioned,
+        _ => AsofMode::Broadcast,
+    };
+    let time = RangeCondition::new(T, CmpOp::Ge, T);
+    Join::from(
+        AsofJoin::new(JoinType::Left, vec![(K, K)], time)
+            .mode(mode)
+            .batch_size(batch_size),
+    )
+}
+
 /// The workload's join as SQL over tables `probe` and `build`, with
 /// `hint` (e.g. `BROADCAST(build)`) in the SELECT when given.
 pub fn sql(workload: Workload, hint: Option<&str>) -> String {
+    let hint = hint.map(|h| format!("/*+ {h} */ ")).unwrap_or_default();
+    if workload == Workload::Asof {
+        return format!(
+            "SELECT {hint}count(*), sum(probe.p), sum(build.p) FROM probe ASOF JOIN build \
+             MATCH_CONDITION (probe.t >= build.t) ON probe.k = build.k"
+        );
+    }
     let condition = match workload {
         Workload::Nlj => "probe.v < build.v",
         Workload::Band => "probe.k = build.k AND probe.t BETWEEN build.t - 10 AND build.t + 10",
@@ -272,7 +308,6 @@ pub fn sql(workload: Workload, hint: Option<&str>) -> String {
         }
         _ => "probe.k = build.k",
     };
-    let hint = hint.map(|h| format!("/*+ {h} */ ")).unwrap_or_default();
     // What `measure` computes, so that the estimate counts those columns.
     let select = match workload {
         Workload::Nlj => "count(*)",
@@ -283,14 +318,17 @@ pub fn sql(workload: Workload, hint: Option<&str>) -> String {
 
 /// The hint a user would write for `workload`, following the Flink
 /// documents' advice: BROADCAST a small build side (fk_small, fk_medium,
-/// low_match: 1K to 1M rows against 10M), SHUFFLE_HASH two large sides
+/// low_match: 1K to 1M rows against 10M; asof: its versioned side, the
+/// quotes, is the smaller one), SHUFFLE_HASH two large sides
 /// (fk_large, zipf), SHUFFLE_MERGE a many-to-many join and a band join
 /// (m2n, band, interval: the merge sorts once and finds the band by
 /// search),
 /// NEST_LOOP a join without equality (nlj).
 pub fn hint(workload: Workload) -> &'static str {
     match workload {
-        Workload::FkSmall | Workload::FkMedium | Workload::LowMatch => "BROADCAST(build)",
+        Workload::FkSmall | Workload::FkMedium | Workload::LowMatch | Workload::Asof => {
+            "BROADCAST(build)"
+        }
         Workload::FkLarge | Workload::Zipf => "SHUFFLE_HASH(build)",
         Workload::M2n | Workload::Band | Workload::Interval => "SHUFFLE_MERGE(build)",
         Workload::Nlj => "NEST_LOOP(build)",
@@ -438,5 +476,85 @@ mod tests {
             let j = join(Workload::Interval, s, 300).unwrap();
             assert_eq!(measure(&j, &inputs).unwrap().rows, want, "{s}");
         }
+    }
+
+    /// The asof workload's answer by brute force: each trade with the quote
+    /// of its key of the largest time at or before the trade's (ties: the
+    /// last in input order), count + payload sums, an unmatched trade's
+    /// NULL quote payload adding 0; and the number of unmatched trades.
+    fn naive_asof(t: &Tables) -> (JoinSummary, u64) {
+        let col = |b: &RecordBatch, c: usize| b.column(c).as_primitive::<Int64Type>().clone();
+        let (pk, pt, pp) = (col(&t.probe, K), col(&t.probe, T), col(&t.probe, 1));
+        let (bk, bt, bp) = (col(&t.build, K), col(&t.build, T), col(&t.build, 1));
+        let mut want = JoinSummary {
+            rows: 0,
+            left_sum: 0,
+            right_sum: 0,
+        };
+        let mut unmatched = 0;
+        for i in 0..pk.len() {
+            want.rows += 1;
+            want.left_sum += pp.value(i);
+            let mut best: Option<usize> = None;
+            for j in 0..bk.len() {
+                if bk.value(j) == pk.value(i)
+                    && bt.value(j) <= pt.value(i)
+                    && best.is_none_or(|b| bt.value(j) >= bt.value(b))
+                {
+                    best = Some(j);
+                }
+            }
+            match best {
+                Some(j) => want.right_sum += bp.value(j),
+                None => unmatched += 1,
+            }
+        }
+        (want, unmatched)
+    }
+
+    #[test]
+    fn asof_takes_each_trades_latest_quote_at_or_before_it() {
+        for (scale, seed) in [(0.0005, 5), (0.002, 9)] {
+            let t = generate(Workload::Asof, scale, seed);
+            let (want, unmatched) = naive_asof(&t);
+            // Some trades precede their key's first quote: the NULL side
+            // of the LEFT join is measured too.
+            assert!(unmatched > 0 && unmatched < want.rows, "{unmatched}");
+            for batch_size in [7, 8192] {
+                let inputs = inputs(Workload::Asof, t.clone(), batch_size);
+                for threads in [1, 4] {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap();
+                    for s in strategies(Workload::Asof, false) {
+                        let j = join(Workload::Asof, s, batch_size).unwrap();
+                        let got = pool.install(|| measure(&j, &inputs)).unwrap();
+                        assert_eq!(got, want, "{s}, batch {batch_size}, {threads} threads");
+                    }
+                }
+            }
+        }
+        for s in [Strategy::ShuffleHash, Strategy::NestLoop] {
+            assert!(join(Workload::Asof, s, 100).is_none(), "{s}");
+        }
+    }
+
+    #[test]
+    fn asof_sql_plans_as_an_asof_join_under_its_hints() {
+        let w = Workload::Asof;
+        let inputs = inputs(w, generate(w, 0.0005, 3), 1000);
+        let config = tenon_planner::config::Config::default();
+        let plan = |hint| planner_choice(w, &inputs, hint, &config).unwrap();
+        let hinted = plan(Some(hint(w)));
+        assert_eq!(hinted.strategy, Strategy::Broadcast, "{}", hinted.reason);
+        assert!(hinted.time_join.is_some(), "{hinted:?}");
+        let merged = plan(Some("SHUFFLE_MERGE(build)"));
+        assert_eq!(merged.strategy, Strategy::ShuffleMerge, "{}", merged.reason);
+        let default = plan(None);
+        assert!(
+            strategies(w, true).contains(&default.strategy),
+            "{default:?}"
+        );
     }
 }

@@ -94,6 +94,58 @@ fn the_interval_workload_runs_every_strategy_with_one_answer() {
 }
 
 #[test]
+fn the_asof_workload_runs_its_two_strategies_with_one_answer() {
+    let out = tenon(&[
+        "bench",
+        "--workload",
+        "asof",
+        "--scale",
+        "0.005",
+        "--runs",
+        "1",
+        "--threads",
+        "2",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().skip(1).take_while(|l| !l.is_empty()).collect();
+    let cells: Vec<Vec<&str>> = lines
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let strategies: Vec<&str> = cells.iter().map(|c| c[1]).collect();
+    assert_eq!(strategies, ["BROADCAST", "SHUFFLE_MERGE"], "{text}");
+    // A LEFT as-of join keeps every trade: 50K rows at scale 0.005.
+    let rows: Vec<&str> = cells.iter().map(|c| c[5]).collect();
+    assert_eq!(rows, ["50000"; 2], "{text}");
+    assert!(text.contains("hint BROADCAST(build)"), "{text}");
+
+    // The hash joins and the nested loop cannot run it.
+    let out = tenon(&[
+        "bench",
+        "--workload",
+        "asof",
+        "--strategies",
+        "SHUFFLE_HASH,NEST_LOOP",
+        "--scale",
+        "0.0005",
+        "--runs",
+        "1",
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("asof: none of the strategies asked for can run it")
+            && stderr.contains("BROADCAST, SHUFFLE_MERGE"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn strategies_that_cannot_run_a_workload_are_skipped_with_a_note() {
     let out = tenon(&[
         "bench",

@@ -20,9 +20,13 @@ pub(crate) const BAND_FULL_IDS: usize = 1_000;
 pub(crate) const BAND_T_RANGE: u64 = 2_095;
 /// Distinct key ids of `interval` at scale 1.0 (scaled like the row counts).
 pub(crate) const INTERVAL_FULL_IDS: usize = 10_000;
-/// `interval` times are uniform over one day in microseconds: a pair of
-/// one key is within 5 minutes with probability about `600 / 86400`.
-pub(crate) const INTERVAL_T_RANGE: u64 = 86_400_000_000;
+/// Distinct key ids (symbols) of `asof` at scale 1.0 (scaled like the row
+/// counts, so each key keeps about 10K trades and 1K quotes).
+pub(crate) const ASOF_FULL_IDS: usize = 1_000;
+/// `interval` and `asof` times are uniform over one day in microseconds
+/// (`0..DAY_US`). For `interval`, a pair of one key is within 5 minutes
+/// with probability about `600 / 86400`.
+pub(crate) const DAY_US: u64 = 86_400_000_000;
 /// `nlj` values are uniform in `0..NLJ_V_RANGE`.
 pub(crate) const NLJ_V_RANGE: u64 = 1_000_000_000;
 /// `low_match` has exactly one matching probe row per block of this many
@@ -45,15 +49,15 @@ fn scaled(full: usize, scale: f64) -> usize {
 
 /// Generates `workload` at `scale` (row counts are
 /// [`Workload::full_size`] times `scale`, rounded, at least one row per
-/// side; `m2n` and `band` scale their number of distinct key ids the same
-/// way). The output is a pure function of `(workload, scale, seed)`: it does
+/// side; `m2n`, `band`, `interval` and `asof` scale their number of
+/// distinct key ids the same way). The output is a pure function of `(workload, scale, seed)`: it does
 /// not depend on the number of rayon threads.
 ///
 /// Each side has the non-null columns `k: Int64` (join key), `p: Int64`
 /// (row index within its table), `s: Utf8` (4 to 12 characters hashed from
-/// the side and row index); `band` and `interval` append `t: Int64` (for
-/// `interval`, microseconds: the bench reads it as a timestamp) and `nlj`
-/// appends `v: Int64`. See the crate README for each workload's distribution.
+/// the side and row index); `band`, `interval` and `asof` append `t: Int64`
+/// (for `interval` and `asof`, microseconds: the bench reads it as a
+/// timestamp) and `nlj` appends `v: Int64`. See the crate README for each workload's distribution.
 ///
 /// # Panics
 /// If `scale` is not a finite positive number, or a side is so large that
@@ -90,11 +94,11 @@ pub fn generate(workload: Workload, scale: f64, seed: u64) -> Tables {
                 || uniform_side(Side::Build, build_rows, ids, seed, None),
             )
         }
-        Workload::Band | Workload::Interval => {
-            let (ids, range) = if workload == Workload::Band {
-                (BAND_FULL_IDS, BAND_T_RANGE)
-            } else {
-                (INTERVAL_FULL_IDS, INTERVAL_T_RANGE)
+        Workload::Band | Workload::Interval | Workload::Asof => {
+            let (ids, range) = match workload {
+                Workload::Band => (BAND_FULL_IDS, BAND_T_RANGE),
+                Workload::Interval => (INTERVAL_FULL_IDS, DAY_US),
+                _ => (ASOF_FULL_IDS, DAY_US),
             };
             let ids = scaled(ids, scale) as u64;
             rayon::join(

@@ -26,11 +26,15 @@ pub enum Workload {
     /// 1M x 1M rows over 10K key ids, with a time column `t` (microseconds
     /// over one day) for an interval join (a ±5-minute window).
     Interval,
+    /// 10M trades x 1M quotes over 1K key ids (symbols), with a time column
+    /// `t` (microseconds over one day) for an as-of join: the latest quote
+    /// of its symbol at or before each trade.
+    Asof,
 }
 
 impl Workload {
     /// Every workload, in catalogue order.
-    pub const ALL: [Workload; 9] = [
+    pub const ALL: [Workload; 10] = [
         Workload::FkSmall,
         Workload::FkMedium,
         Workload::FkLarge,
@@ -40,10 +44,11 @@ impl Workload {
         Workload::Band,
         Workload::Nlj,
         Workload::Interval,
+        Workload::Asof,
     ];
 
     /// The equi-join workloads the hash join is measured on (all but the
-    /// band and nested-loop ones).
+    /// band, nested-loop, interval and as-of ones).
     pub const HASH_JOIN: [Workload; 6] = [
         Workload::FkSmall,
         Workload::FkMedium,
@@ -65,6 +70,7 @@ impl Workload {
             Workload::Band => "band",
             Workload::Nlj => "nlj",
             Workload::Interval => "interval",
+            Workload::Asof => "asof",
         }
     }
 
@@ -102,6 +108,9 @@ impl Workload {
             Workload::Interval => {
                 "1M x 1M over 10K keys, t uniform over one day (us): ~100M equi pairs, ~0.7M within 5 minutes"
             }
+            Workload::Asof => {
+                "10M trades x 1M quotes over 1K keys, t uniform over one day (us): each trade's latest quote at or before it"
+            }
         }
     }
 
@@ -115,6 +124,7 @@ impl Workload {
             Workload::Band => (100_000, 100_000),
             Workload::Nlj => (20_000, 20_000),
             Workload::Interval => (1_000_000, 1_000_000),
+            Workload::Asof => (10_000_000, 1_000_000),
         }
     }
 }
@@ -175,7 +185,8 @@ mod tests {
                 "m2n",
                 "band",
                 "nlj",
-                "interval"
+                "interval",
+                "asof"
             ]
         );
         for workload in Workload::ALL {
@@ -214,6 +225,7 @@ mod tests {
                 (100_000, 100_000),
                 (20_000, 20_000),
                 (1_000_000, 1_000_000),
+                (10_000_000, 1_000_000),
             ]
         );
     }

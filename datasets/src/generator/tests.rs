@@ -65,7 +65,7 @@ fn every_side_has_k_p_s_and_the_workload_extra_column() {
     for workload in Workload::ALL {
         let tables = generate(workload, 0.0005, 4);
         let extra = match workload {
-            Workload::Band | Workload::Interval => Some("t"),
+            Workload::Band | Workload::Interval | Workload::Asof => Some("t"),
             Workload::Nlj => Some("v"),
             _ => None,
         };
@@ -300,6 +300,38 @@ fn band_gives_100_equi_pairs_per_row_and_one_percent_within_the_band() {
         (band as f64 / expected_band - 1.0).abs() < 0.1,
         "{band} band rows"
     );
+}
+
+#[test]
+fn asof_has_ten_trades_per_quote_over_scaled_symbols_within_one_day() {
+    // Scale 0.005: 50K trades and 5K quotes over 5 ids.
+    let tables = generate(Workload::Asof, 0.005, 16);
+    assert_eq!(
+        (tables.probe.num_rows(), tables.build.num_rows()),
+        (50_000, 5_000)
+    );
+    for batch in [&tables.probe, &tables.build] {
+        assert!(
+            ints(batch, "t")
+                .iter()
+                .all(|t| (0..DAY_US as i64).contains(t))
+        );
+        let counts = key_counts(batch);
+        assert!(counts.keys().all(|k| keys_of_first_ids(5).contains(k)));
+        // About a fifth of the rows per id.
+        let expected = batch.num_rows() as f64 / 5.0;
+        assert_eq!(counts.len(), 5);
+        assert!(
+            counts
+                .values()
+                .all(|&n| (n as f64 / expected - 1.0).abs() < 0.1),
+            "{counts:?}"
+        );
+    }
+    // Times spread over the day: the mean is near noon.
+    let t = ints(&tables.probe, "t");
+    let mean = t.iter().map(|&v| v as f64).sum::<f64>() / t.len() as f64;
+    assert!((mean / (DAY_US as f64 / 2.0) - 1.0).abs() < 0.02, "{mean}");
 }
 
 #[test]
