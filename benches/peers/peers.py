@@ -107,7 +107,10 @@ DUCKDB_QUERIES = {
 }
 # tenon runs these hinted variants too, each its own column (hint block
 # after SELECT, docs/hints.md H01).
-TENON_HINTS = {"asof": ["BROADCAST(q)", "SHUFFLE_MERGE(q)"]}
+TENON_HINTS = {
+    "asof": ["BROADCAST(q)", "SHUFFLE_MERGE(q)"],
+    "interval": ["SHUFFLE_MERGE(b)", "NEST_LOOP(b)"],
+}
 
 GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 M2N_FULL_IDS = 100_000

@@ -21,7 +21,7 @@ use super::{CliError, write_text_atomically};
 #[derive(Debug, Args)]
 pub(crate) struct BenchArgs {
     /// Workload to run (repeatable): fk_small, fk_medium, fk_large, zipf,
-    /// low_match, m2n, band, nlj, interval. Default: all nine.
+    /// low_match, m2n, band, nlj, interval, asof. Default: all ten.
     #[arg(long = "workload", value_name = "NAME")]
     workloads: Vec<String>,
     /// Strategies: `all` (every strategy that can run the workload, except

@@ -41,7 +41,7 @@ enum GenCommand {
     /// partsupp, orders, lineitem) at a scale factor.
     Tpch(TpchArgs),
     /// The probe and build tables of a synthetic join workload (fk_small,
-    /// fk_medium, fk_large, zipf, low_match, m2n, band, nlj, interval).
+    /// fk_medium, fk_large, zipf, low_match, m2n, band, nlj, interval, asof).
     Synth(SynthArgs),
 }
 
@@ -63,7 +63,7 @@ struct TpchArgs {
 #[derive(Debug, Args)]
 struct SynthArgs {
     /// Workload: fk_small, fk_medium, fk_large, zipf, low_match, m2n, band,
-    /// nlj or interval (see datasets/README.md), or presorted: fk_medium with both
+    /// nlj, interval or asof (see datasets/README.md), or presorted: fk_medium with both
     /// sides sorted on the key (the sort-merge join's no-sort case).
     workload: String,
     /// Directory to write probe.<ext> and build.<ext> to (created if
