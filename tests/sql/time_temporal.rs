@@ -205,6 +205,48 @@ fn processing_time_joins_the_latest_version() {
 }
 
 #[test]
+fn processing_time_without_an_event_time_joins_the_last_row_of_each_key() {
+    let dir = temp_dir("temporal-proctime-only");
+    let d = data(11, 30, 30);
+    write(dir.as_ref(), &d);
+    let s = session_over(dir.as_ref(), 4, 2);
+    s.execute(&format!(
+        "CREATE TABLE latest (k BIGINT, v BIGINT, t TIMESTAMP(3), pt AS PROCTIME(), PRIMARY KEY \
+         (k) NOT ENFORCED) WITH ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv')",
+        dir.as_ref().join("rates.csv").display()
+    ))
+    .unwrap();
+    // the last row of each key in file order, whatever its `t`
+    let mut expected: Vec<String> = d
+        .orders
+        .iter()
+        .map(|o| {
+            let last = d
+                .rates
+                .iter()
+                .rev()
+                .find(|r| o[1].is_some() && r[0] == o[1]);
+            format!(
+                "{}|{}",
+                cell(o[0]),
+                last.map_or("NULL".into(), |r| cell(r[1]))
+            )
+        })
+        .collect();
+    expected.sort();
+    let sql = "SELECT o.id, r.v FROM orders o LEFT JOIN latest FOR SYSTEM_TIME AS OF o.pt AS r \
+               ON o.k = r.k";
+    assert_eq!(run(&s, sql), expected, "{sql}");
+    // an event-time probe needs the versions' event time
+    let e = query_err(
+        &s,
+        "SELECT o.id FROM orders o JOIN latest FOR SYSTEM_TIME AS OF o.t AS r ON o.k = r.k",
+    )
+    .to_string();
+    assert!(e.contains("has no event-time attribute"), "{e}");
+}
+
+#[test]
 fn temporal_table_function_is_a_temporal_join() {
     let dir = temp_dir("temporal-function");
     let d = data(9, 30, 30);
