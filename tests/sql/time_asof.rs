@@ -8,24 +8,6 @@
 
 use crate::common::*;
 
-/// A small deterministic generator (no dependency, reproducible rows).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, n: i64) -> i64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as i64
-    }
-
-    /// A value in `0..n`, NULL one time in `null_one_in`.
-    fn cell(&mut self, n: i64, null_one_in: i64) -> Option<i64> {
-        (self.next(null_one_in) != 0).then(|| self.next(n))
-    }
-}
-
 fn tables(seed: u64, left_rows: usize, right_rows: usize) -> (Table, Table) {
     let mut g = Lcg(seed);
     let trades = (0..left_rows)

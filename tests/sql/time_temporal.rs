@@ -12,23 +12,6 @@ use tenon::Session;
 
 use crate::common::*;
 
-/// A small deterministic generator.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, n: i64) -> i64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as i64
-    }
-
-    fn cell(&mut self, n: i64, null_one_in: i64) -> Option<i64> {
-        (self.next(null_one_in) != 0).then(|| self.next(n))
-    }
-}
-
 /// `2024-01-01 00:MM:00` for minute `m` (empty for NULL).
 fn at_minute(m: Option<i64>) -> String {
     m.map_or(String::new(), |m| {

@@ -201,8 +201,8 @@ fn too_large(what: String, limit: usize, advice: &str) -> ControlFlow<SqlError> 
     )))
 }
 
-/// `at line L, column C` of a node.
-fn at(node: &impl Spanned) -> String {
+/// ` (line L, column C)` of a node (empty when it has no position).
+pub(crate) fn at(node: &impl Spanned) -> String {
     let start = node.span().start;
     if start.line == 0 {
         String::new()

@@ -280,6 +280,25 @@ pub use json::*;
 pub use reference::*;
 pub use tables::*;
 
+/// A small deterministic generator (no dependency, reproducible rows).
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A value in `0..n`.
+    pub fn next(&mut self, n: i64) -> i64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as i64
+    }
+
+    /// A value in `0..n`, NULL one time in `null_one_in`.
+    pub fn cell(&mut self, n: i64, null_one_in: i64) -> Option<i64> {
+        (self.next(null_one_in) != 0).then(|| self.next(n))
+    }
+}
+
 // ------------------------------------------------------------ sessions
 
 /// A session with `threads` workers and `batch_size` rows per batch and

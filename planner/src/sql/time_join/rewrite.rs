@@ -15,6 +15,7 @@ use crate::sql::blocks::fold_ident;
 use crate::sql::catalog::DELETED_COLUMN;
 use crate::sql::catalog::{Catalog, CatalogTable};
 use crate::sql::error::SqlError;
+use crate::sql::unsupported::at;
 
 /// Rewrites every time join of `statement` (in subqueries and CTEs too)
 /// into an INNER or LEFT join carrying the marker.
@@ -99,16 +100,6 @@ fn rewrite_body(
             rewrite_body(right, catalog, change_log)
         }
         _ => Ok(()),
-    }
-}
-
-/// ` (line L, column C)` of a node.
-fn at(node: &impl Spanned) -> String {
-    let start = node.span().start;
-    if start.line == 0 {
-        String::new()
-    } else {
-        format!(" (line {}, column {})", start.line, start.column)
     }
 }
 
