@@ -120,19 +120,7 @@ impl Lowering<'_> {
         let kernel = self
             .kernel(&choice, bound, null_equal)?
             .projection(Some(lproj), Some(rproj));
-        let schema = kernel.output_schema(&left_plan.schema, &right_plan.schema)?;
-        Ok(Lowered {
-            plan: PhysicalPlan::new(
-                Operator::Join {
-                    left: Box::new(left_plan),
-                    right: Box::new(right_plan),
-                    join: kernel,
-                    decision: choice,
-                },
-                schema,
-            ),
-            cols: need.to_vec(),
-        })
+        joined(left_plan, right_plan, kernel, choice, need)
     }
 
     /// The decision the chooser made for `join`, found by the number the
@@ -240,6 +228,30 @@ impl Lowering<'_> {
         };
         Ok(kernel.memory(self.budget.clone()))
     }
+}
+
+/// The join operator of `kernel` over the lowered inputs, producing the
+/// logical columns `need`.
+pub(super) fn joined(
+    left: PhysicalPlan,
+    right: PhysicalPlan,
+    kernel: Join,
+    choice: JoinChoice,
+    need: &[usize],
+) -> Result<Lowered> {
+    let schema = kernel.output_schema(&left.schema, &right.schema)?;
+    Ok(Lowered {
+        plan: PhysicalPlan::new(
+            Operator::Join {
+                left: Box::new(left),
+                right: Box::new(right),
+                join: kernel,
+                decision: choice,
+            },
+            schema,
+        ),
+        cols: need.to_vec(),
+    })
 }
 
 /// The predicate the kernel evaluates besides its keys: the join's filter,

@@ -8,9 +8,8 @@ use datafusion_common::DFSchema;
 use datafusion_expr::logical_plan::Join as LogicalJoin;
 use datafusion_expr::{Cast, Expr, ExprSchemable};
 
-use super::join::{Sides, pair_filter, with_keys};
+use super::join::{Sides, joined, pair_filter, with_keys};
 use super::{Lowered, Lowering, union};
-use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
 use crate::expr::PhysicalExpr;
 use crate::kernels::{
@@ -158,18 +157,6 @@ impl Lowering<'_> {
         let kernel = Join::from(kernel)
             .memory(self.budget.clone())
             .projection(Some(lproj), Some(rproj));
-        let schema = kernel.output_schema(&left_plan.schema, &right_plan.schema)?;
-        Ok(Lowered {
-            plan: PhysicalPlan::new(
-                Operator::Join {
-                    left: Box::new(left_plan),
-                    right: Box::new(right_plan),
-                    join: kernel,
-                    decision: choice,
-                },
-                schema,
-            ),
-            cols: need.to_vec(),
-        })
+        joined(left_plan, right_plan, kernel, choice, need)
     }
 }
