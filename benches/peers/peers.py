@@ -107,10 +107,18 @@ DUCKDB_QUERIES = {
 }
 # tenon runs these hinted variants too, each its own column (hint block
 # after SELECT, docs/hints.md H01).
+# "tenon best" in the table is the fastest of tenon's columns.
+EQUI_HINTS = ["BROADCAST(b)", "SHUFFLE_HASH(b)", "SHUFFLE_MERGE(b)"]
 TENON_HINTS = {
+    **{w: EQUI_HINTS for w in ("fk_small", "fk_medium", "fk_large", "zipf", "low_match", "m2n",
+                               "band")},
+    "nlj": ["SHUFFLE_MERGE(b)", "NEST_LOOP(b)"],
     "asof": ["BROADCAST(q)", "SHUFFLE_MERGE(q)"],
     "interval": ["SHUFFLE_MERGE(b)", "NEST_LOOP(b)"],
 }
+# Peak memory allowed for tenon's best column, relative to the fastest
+# peer's (issue 17: no more than 1.5x for speed); above it, a WARNING.
+PEAK_RATIO_LIMIT = 1.5
 
 GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 M2N_FULL_IDS = 100_000
@@ -447,7 +455,7 @@ def csv_integer(text):
     return int(value)
 
 
-def run_tenon(binary, workload, folder, runs, threads):
+def run_tenon(binary, workload, folder, runs, threads, extra=()):
     """Runs ``tenon query`` on the workload's files, once per variant;
     returns one result per variant (an ``error`` when it fails, e.g. before
     tenon plans the query)."""
@@ -466,7 +474,7 @@ def run_tenon(binary, workload, folder, runs, threads):
                           "or pass --tenon PATH"]
             continue
         cmd = [sys.executable, "-c", MEASURE, binary, "query", "--threads", str(threads),
-               "--runs", str(runs), "--timing", "--format", "csv"] + tables + ["--", sql]
+               "--runs", str(runs), "--timing", "--format", "csv"] + list(extra) + tables + ["--", sql]
         code, out, err, seconds = run_process(cmd)
         peak = re.search(r"\npeak_rss_kib=(\d+)\n$", "\n" + err)
         err = err[:peak.start()] if peak else err  # tenon's own stderr
@@ -487,10 +495,10 @@ def run_tenon(binary, workload, folder, runs, threads):
     return results
 
 
-def run_engine(engine, workload, folder, runs, threads, tenon):
+def run_engine(engine, workload, folder, runs, threads, tenon, tenon_args=()):
     """Results (a list: tenon runs one per hinted variant) of ``engine``."""
     if engine == "tenon":
-        return run_tenon(tenon, workload, folder, runs, threads)
+        return run_tenon(tenon, workload, folder, runs, threads, tenon_args)
     env = dict(os.environ, POLARS_MAX_THREADS=str(threads))
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", engine,
            "--workload", workload, "--folder", folder, "--runs", str(runs),
@@ -525,14 +533,25 @@ def write_tables(workload, scale, seed, folder):
 
 
 def summary(workloads, results, runs, scale, threads):
-    """The table and the WARNING/NOTE lines, as printed."""
-    labels = list(dict.fromkeys(r["label"] for r in results))
-    header = ["workload"] + labels + ["best", "count", "agree"]
-    lines, warnings = [], []
+    """The tables (time, then peak RSS) and the WARNING/NOTE lines, as
+    printed. tenon's columns: its default plan and its best column (the
+    fastest hinted variant, named in ``tenon best plan``); ``ratio`` is tenon
+    best over the fastest peer."""
+    peers = [e for e in dict.fromkeys(r["label"] for r in results if r["engine"] != "tenon")]
+    has_tenon = any(r["engine"] == "tenon" for r in results)
+    labels = (["tenon", "tenon best"] if has_tenon else []) + peers
+    header = ["workload"] + labels + (["tenon best plan"] if has_tenon else []) + [
+        "fastest peer", "ratio", "count", "agree"]
+    lines, mem_lines, warnings = [], [], []
     for workload in workloads:
         rs = {r["label"]: r for r in results if r["workload"] == workload}
         ok = [r for r in rs.values() if "median_s" in r]
-        best = min(ok, key=lambda r: r["median_s"])["label"] if ok else "-"
+        tenon_ok = [r for r in ok if r["engine"] == "tenon"]
+        peer_ok = [r for r in ok if r["engine"] != "tenon"]
+        cols = dict(rs)
+        if tenon_ok:
+            cols["tenon best"] = min(tenon_ok, key=lambda r: r["median_s"])
+        fastest = min(peer_ok, key=lambda r: r["median_s"]) if peer_ok else None
         answers = {(r["count"], tuple(r["sums"])) for r in ok}
         if len(answers) > 1:
             warnings.append(f"WARNING: engines disagree on {workload}: " + "; ".join(
@@ -545,18 +564,38 @@ def summary(workloads, results, runs, scale, threads):
             if "unsupported" in r:
                 warnings.append(f"NOTE: {label} does not run {workload}: {r['unsupported']}")
         warnings += next((r["notes"] for r in rs.values() if r.get("notes")), [])
-        cells = []
-        for label in labels:
-            r = rs.get(label, {})
-            cells.append(f"{r['median_s']:.4f}" if "median_s" in r else
-                         "n/a" if "unsupported" in r else "error" if "error" in r else "-")
-        lines.append([workload] + cells + [best, f"{ok[0]['count']:,}" if ok else "-",
-                                           "-" if not ok else "yes" if len(answers) == 1
-                                           else "NO"])
-    widths = [max(len(str(row[i])) for row in [header] + lines) for i in range(len(header))]
+        best = cols.get("tenon best")
+        if best and fastest and best.get("peak_rss_mb") and fastest.get("peak_rss_mb"):
+            if best["peak_rss_mb"] > PEAK_RATIO_LIMIT * fastest["peak_rss_mb"]:
+                warnings.append(
+                    f"WARNING: {workload}: {best['label']} peaks at {best['peak_rss_mb']:.0f} MB, "
+                    f"more than {PEAK_RATIO_LIMIT}x the fastest peer's ({fastest['label']}, "
+                    f"{fastest['peak_rss_mb']:.0f} MB)")
+
+        def cell(label, key, fmt):
+            r = cols.get(label, {})
+            return (fmt(r[key]) if r.get(key) is not None else
+                    "n/a" if "unsupported" in r else "error" if "error" in r else "-")
+
+        plan = ([best["label"].removeprefix("tenon").strip() or "default" if best else "-"]
+                if has_tenon else [])
+        ratio = f"{best['median_s'] / fastest['median_s']:.2f}" if best and fastest else "-"
+        lines.append([workload] + [cell(lb, "median_s", lambda v: f"{v:.4f}") for lb in labels]
+                     + plan + [fastest["label"] if fastest else "-", ratio,
+                               f"{ok[0]['count']:,}" if ok else "-",
+                               "-" if not ok else "yes" if len(answers) == 1 else "NO"])
+        mem_lines.append([workload] + [cell(lb, "peak_rss_mb", lambda v: f"{v:.0f}")
+                                       for lb in labels])
+
+    def table(head, rows):
+        widths = [max(len(str(row[i])) for row in [head] + rows) for i in range(len(head))]
+        return ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
+                for row in [head] + rows]
+
     out = [f"median seconds of {runs} runs, scale {scale}, {threads} threads"]
-    out += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
-            for row in [header] + lines]
+    out += table(header, lines)
+    out += ["", "peak RSS (MB, the tables included)"]
+    out += table(["workload"] + labels, mem_lines)
     return out + warnings
 
 
@@ -572,6 +611,9 @@ def main():
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--tenon", default=str(ROOT / "target" / "release" / "tenon"),
                     help="the tenon binary (default: target/release/tenon)")
+    ap.add_argument("--tenon-arg", action="append", default=[], metavar="ARG",
+                    help="repeatable; passed to `tenon query` before the tables "
+                         "(e.g. --tenon-arg=--set --tenon-arg=name=value)")
     ap.add_argument("--json", metavar="PATH", help="also write the results here")
     ap.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
@@ -591,7 +633,8 @@ def main():
             print(f"# {workload}: {rows[0]:,} x {rows[1]:,} rows, generated in "
                   f"{time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
             for engine in engines:
-                for r in run_engine(engine, workload, folder, args.runs, args.threads, args.tenon):
+                for r in run_engine(engine, workload, folder, args.runs, args.threads, args.tenon,
+                                       args.tenon_arg):
                     r.update(workload=workload, probe_rows=rows[0], build_rows=rows[1],
                              notes=notes)
                     if "median_s" in r:
