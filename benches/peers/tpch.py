@@ -23,6 +23,8 @@ Usage (pip install duckdb datafusion pyarrow):
     cargo run --release -- gen tpch --scale 1 --out /tmp/tpch1
     python3 benches/peers/tpch.py --data /tmp/tpch1 --scale 1 --threads 2
     python3 benches/peers/tpch.py --data /tmp/tpch1 --scale 1 --query 5 --engine tenon
+    python3 benches/peers/tpch.py --data /tmp/tpch1 --scale 1 --engine tenon \
+        --tenon old/tenon --tenon target/release/tenon    # two builds side by side
 """
 
 import argparse
@@ -49,8 +51,7 @@ def query_text(n, scale):
     return text.strip().rstrip(";")
 
 
-def run_tenon(args, queries):
-    binary = ROOT / "target" / "release" / "tenon"
+def run_tenon(args, queries, binary):
     tables = []
     for t in TABLES:
         # held in memory, as the peers hold them (--table would read the
@@ -59,7 +60,7 @@ def run_tenon(args, queries):
     out = {}
     for n, sql in queries:
         cmd = [str(binary), "query", "--threads", str(args.threads), "--runs",
-               str(args.runs), "--timing", "--format", "csv"] + tables + [sql]
+               str(args.runs), "--timing", "--format", "csv"] + args.tenon_arg + tables + [sql]
         r = subprocess.run(cmd, capture_output=True, text=True)
         m = re.search(r"elapsed_ms=([0-9.]+) rows=(\d+) reads_files=false", r.stderr)
         if r.returncode != 0 or not m:
@@ -110,6 +111,11 @@ def main():
     p.add_argument("--query", type=int, action="append", help="query number (repeatable)")
     p.add_argument("--engine", action="append", choices=ENGINES)
     p.add_argument("--json", help="write the results there")
+    p.add_argument("--tenon", action="append", metavar="PATH",
+                   help="a tenon binary (default target/release/tenon); repeatable: each "
+                        "is a column of its own (tenon#1, tenon#2, ...), run one after another")
+    p.add_argument("--tenon-arg", action="append", default=[], metavar="ARG",
+                   help="repeatable; passed to every `tenon query` before the tables")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     numbers = args.query or list(range(1, 23))
@@ -121,7 +127,11 @@ def main():
     results = {}
     for engine in args.engine or ENGINES:
         if engine == "tenon":
-            results[engine] = run_tenon(args, queries)
+            binaries = args.tenon or [str(ROOT / "target" / "release" / "tenon")]
+            for i, binary in enumerate(binaries):
+                label = "tenon" if len(binaries) == 1 else f"tenon#{i + 1}"
+                print(f"# {label}: {binary}", file=sys.stderr)
+                results[label] = run_tenon(args, queries, binary)
             continue
         cmd = [sys.executable, __file__, "--child", engine, "--data", args.data,
                "--scale", str(args.scale), "--threads", str(args.threads),
