@@ -28,6 +28,7 @@ mod limits;
 mod memory;
 mod operators;
 mod options;
+mod page_pruning;
 mod or_joins;
 mod session_api;
 mod set_ops;

@@ -135,6 +135,12 @@ pub struct OperatorMetrics {
     /// others' statistics proved the filter above keeps none of their
     /// rows, or a satisfied LIMIT stopped the read).
     pub row_groups: OnceLock<(u64, u64)>,
+    /// For a scan of Parquet files with a page index read while the query
+    /// runs: the data pages of the columns read that were decoded (or may
+    /// have been) and those the files hold (fewer: the page index proved
+    /// the filter above keeps none of the others' rows, or their row
+    /// groups were not read).
+    pub pages: OnceLock<(u64, u64)>,
     /// For a join whose default build side was changed once both inputs'
     /// sizes were known: what was built instead, and why.
     pub adapted: OnceLock<String>,
@@ -314,6 +320,9 @@ impl PhysicalPlan {
             }
             if let Some((read, total)) = m.row_groups.get() {
                 let _ = write!(out, " row_groups={read}/{total}");
+            }
+            if let Some((read, total)) = m.pages.get() {
+                let _ = write!(out, " pages={read}/{total}");
             }
             if let Some(adapted) = m.adapted.get() {
                 let _ = write!(out, " adapted: {adapted}");
