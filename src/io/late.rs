@@ -17,9 +17,15 @@
 //! It is used only when the filter reads fewer columns than the scan (the
 //! filter columns of the kept rows are decoded twice, once for the filter
 //! and once for the output; when the filter reads every column the scan
-//! reads, nothing would be saved).
+//! reads, nothing would be saved), and only while it pays: the row groups
+//! of a scan are decoded late until the filter has been seen to keep more
+//! than half of the rows it was evaluated on ([`LateTally`]); from then
+//! on the scan's other row groups are decoded whole (the second decoding
+//! of the filter columns and the filter's second evaluation above the
+//! scan would cost more than the rows left out save).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use arrow_array::{Array, BooleanArray, RecordBatch};
@@ -58,6 +64,14 @@ impl Evaluated {
         self.error.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 
+    /// The rows the filter was evaluated on, and those it kept.
+    fn counts(&self) -> (u64, u64) {
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.iter().fold((0, 0), |(e, k), m| {
+            (e + m.len() as u64, k + m.true_count() as u64)
+        })
+    }
+
     /// The rows of the row group (from its first, 0) the scan decodes for
     /// the output: those `pages` selects that the filter kept (`None` if
     /// the filter's results do not cover the rows `pages` selects).
@@ -71,6 +85,35 @@ impl Evaluated {
             Some(_) => None,
             None => Some(by_filter),
         }
+    }
+}
+
+/// What the filter kept over the row groups of one scan decoded late.
+#[derive(Debug, Default)]
+pub(super) struct LateTally {
+    evaluated: AtomicU64,
+    kept: AtomicU64,
+}
+
+impl LateTally {
+    /// Whether to decode the next row group late: until a row group has
+    /// been, and then while the filter has kept at most half the rows.
+    pub(super) fn pays(&self) -> bool {
+        let evaluated = self.evaluated.load(Ordering::Relaxed);
+        evaluated == 0 || self.kept.load(Ordering::Relaxed).saturating_mul(2) <= evaluated
+    }
+
+    /// Counts what the filter of one row group did.
+    pub(super) fn add(&self, evaluated: &Evaluated) {
+        let (e, k) = evaluated.counts();
+        self.kept.fetch_add(k, Ordering::Relaxed);
+        self.evaluated.fetch_add(e, Ordering::Relaxed);
+    }
+
+    /// The rows kept and evaluated, when any row group was decoded late.
+    pub(super) fn figures(&self) -> Option<(u64, u64)> {
+        let evaluated = self.evaluated.load(Ordering::Relaxed);
+        (evaluated > 0).then(|| (self.kept.load(Ordering::Relaxed), evaluated))
     }
 }
 

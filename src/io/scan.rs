@@ -17,8 +17,9 @@
 //! `StatisticsConverter`. With the file's page index, the pages whose
 //! statistics prove the same are not decoded either (`pages`), and when
 //! the filter reads fewer columns than the scan, its columns are decoded
-//! first and the others only for the rows it keeps (`late`). Arrow IPC files stream batch by batch, decoding
-//! only the columns used; JSON streams batch by batch as arrow-json
+//! first and the others only for the rows it keeps (`late`), while it
+//! keeps at most half of them. Arrow IPC files stream batch by batch,
+//! decoding only the columns used; JSON streams batch by batch as arrow-json
 //! decodes it (the whole rows, cut down to the columns used); CSV files
 //! stream batch by batch, each batch's rows cast to the table's types (all
 //! of its columns, so a bad value is reported whichever columns a query
@@ -44,7 +45,7 @@ use tenon_planner::expr::{ColumnStatistics, PhysicalExpr, ScanFilter};
 use tenon_planner::kernels::MemoryBudget;
 
 use super::csv::for_each_csv_batch;
-use super::late::{Evaluated, at_file_row, late_columns, row_filter};
+use super::late::{Evaluated, LateTally, at_file_row, late_columns, row_filter};
 use super::metadata::FileStamp;
 use super::pages::{converter, pages_in, plan_pages, selected_row};
 use super::read::{
@@ -65,6 +66,10 @@ pub struct StreamReport {
     /// not rule out) and those in the files, over the files with a page
     /// index (`None`: none has one).
     pub pages: Option<(u64, u64)>,
+    /// Rows decoded late: those the filter kept and those it was
+    /// evaluated on (the filter's columns decoded first), over the row
+    /// groups read so (`None`: none was).
+    pub late_rows: Option<(u64, u64)>,
 }
 
 /// How a stream's batches are handed on: the scan's sink.
@@ -160,9 +165,11 @@ pub fn stream_table(
             continue;
         }
         let stamp = FileStamp::of(&file);
-        let meta =
-            ArrowReaderMetadata::load(&open(&file).map_err(exec_error)?, reader_options(page_index))
-                .map_err(|e| exec_error(corrupt(&file, "Parquet", e)))?;
+        let meta = ArrowReaderMetadata::load(
+            &open(&file).map_err(exec_error)?,
+            reader_options(page_index),
+        )
+        .map_err(|e| exec_error(corrupt(&file, "Parquet", e)))?;
         let groups = meta.metadata().num_row_groups();
         total_groups += groups as u64;
         let skip = match filter {
@@ -208,6 +215,7 @@ pub fn stream_table(
     let started = AtomicU64::new(0);
     // Batches handed on and not yet consumed, over every row group.
     let in_flight = AtomicUsize::new(0);
+    let tally = LateTally::default();
     let result = units.par_iter().try_for_each(|unit| match unit {
         Unit::RowGroup {
             file,
@@ -220,6 +228,7 @@ pub fn stream_table(
                 group: *group,
                 selection: selection.as_ref(),
                 predicate,
+                tally: &tally,
             };
             read_row_group(footer, &rows, options, &wanted, budget, push, &in_flight)
         }
@@ -234,6 +243,7 @@ pub fn stream_table(
         skipped_rows: skipped.into_inner(),
         row_groups: (!footers.is_empty()).then(|| (started.into_inner(), total_groups)),
         pages,
+        late_rows: tally.figures(),
     };
     result
 }
@@ -397,6 +407,8 @@ struct RowsWanted<'a> {
     selection: Option<&'a RowSelection>,
     /// The filter above the scan, over the columns wanted.
     predicate: Option<&'a PhysicalExpr>,
+    /// What the filter kept in the row groups decoded late so far.
+    tally: &'a LateTally,
 }
 
 /// Reads row group `rows.group` of a Parquet file, only `wanted`'s
@@ -465,6 +477,7 @@ fn read_row_group(
     }
     let late = rows_wanted
         .predicate
+        .filter(|_| rows_wanted.tally.pays())
         .and_then(|p| Some((p, late_columns(p, wanted.fields().len())?)));
     let evaluated = Arc::new(Evaluated::default());
     if let Some((predicate, columns)) = &late {
@@ -485,6 +498,9 @@ fn read_row_group(
             .take_error()
             .unwrap_or_else(|| exec_error(parquet_error(path, footer.stamp, e)))
     })?;
+    if late.is_some() {
+        rows_wanted.tally.add(&evaluated);
+    }
     // The file row of the group's `k`-th row decoded, for errors.
     let final_selection = || match &late {
         Some(_) => evaluated.selection(rows_wanted.selection),

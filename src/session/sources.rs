@@ -421,6 +421,7 @@ impl FileScan {
             .then_some(read.skipped_rows);
         report.row_groups = read.row_groups;
         report.pages = read.pages;
+        report.late_rows = read.late_rows;
         result
     }
 }

@@ -126,7 +126,11 @@ fn random_condition(rng: &mut Lcg, rows: i64) -> String {
         9 => format!("d {} {}.{}", op(rng), r / 4 - 5, rng.next(100)),
         10 => format!("s {} 'key{:04}'", op(rng), r / 2),
         11 => format!("s BETWEEN 'key{:04}' AND 'key{:04}'", r / 2, r2 / 2),
-        12 => format!("dt {} DATE '1994-08-23' + INTERVAL '{}' DAY", op(rng), r.max(0)),
+        12 => format!(
+            "dt {} DATE '1994-08-23' + INTERVAL '{}' DAY",
+            op(rng),
+            r.max(0)
+        ),
         13 => format!("i {} {}", op(rng), rng.next(120) - 60),
         14 => "s IS NULL".to_string(),
         15 => format!("(k < {r} OR n > {})", r2 / 3),
@@ -313,4 +317,31 @@ fn late_materialization_names_the_file_row_of_a_bad_value() {
         let err = s.collect(sql).unwrap_err().to_string();
         assert!(err.contains("row 334"), "{sql}: {err}");
     }
+}
+
+#[test]
+fn late_materialization_stops_when_the_filter_keeps_most_rows() {
+    let dir = temp_dir("late-adaptive");
+    let mut rng = Lcg(11);
+    let batch = random_batch(&mut rng, 1000, 0);
+    let path = dir.join("t.parquet");
+    // ten row groups of 100 rows, one page each
+    write_paged(&path, &batch, 100, 100);
+    let mut s = empty_session(1, 8192);
+    s.register_file("t", &path).unwrap();
+    // `i` keeps about 4 rows in 10 of each group: every group decoded late
+    let sql = "SELECT count(p) FROM t WHERE i < -10";
+    let (kept, evaluated) = figures(&s, sql, "late_rows").unwrap();
+    assert_eq!(evaluated, 1000);
+    assert!(kept * 2 <= evaluated, "{kept}/{evaluated}");
+    assert_eq!(
+        run(&s, "SELECT count(*) FROM t WHERE i < -10"),
+        [kept.to_string()]
+    );
+    // every row passes: after the first group, the groups are read whole
+    let sql = "SELECT count(p) FROM t WHERE k + 0 >= 0";
+    assert_eq!(figures(&s, sql, "late_rows"), Some((100, 100)));
+    // the filter reads every column the scan reads: nothing decoded late
+    let sql = "SELECT count(*) FROM t WHERE i < -10";
+    assert_eq!(figures(&s, sql, "late_rows"), None);
 }

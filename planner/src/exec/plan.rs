@@ -141,6 +141,10 @@ pub struct OperatorMetrics {
     /// the filter above keeps none of the others' rows, or their row
     /// groups were not read).
     pub pages: OnceLock<(u64, u64)>,
+    /// For a scan that decoded Parquet rows late (the filter's columns
+    /// first, the others only for the rows it keeps): the rows the filter
+    /// kept and the rows it was evaluated on.
+    pub late_rows: OnceLock<(u64, u64)>,
     /// For a join whose default build side was changed once both inputs'
     /// sizes were known: what was built instead, and why.
     pub adapted: OnceLock<String>,
@@ -323,6 +327,9 @@ impl PhysicalPlan {
             }
             if let Some((read, total)) = m.pages.get() {
                 let _ = write!(out, " pages={read}/{total}");
+            }
+            if let Some((kept, evaluated)) = m.late_rows.get() {
+                let _ = write!(out, " late_rows={kept}/{evaluated}");
             }
             if let Some(adapted) = m.adapted.get() {
                 let _ = write!(out, " adapted: {adapted}");

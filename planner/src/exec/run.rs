@@ -200,6 +200,9 @@ impl Run<'_> {
             if let Some(pages) = report.pages {
                 let _ = metrics.pages.set(pages);
             }
+            if let Some(rows) = report.late_rows {
+                let _ = metrics.late_rows.set(rows);
+            }
             return result;
         }
         let held = data.positions(columns).ok_or_else(|| {

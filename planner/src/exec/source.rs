@@ -64,6 +64,10 @@ pub struct ScanReport {
     /// index did not rule out) of how many the files hold, when the
     /// table's Parquet files have a page index.
     pub pages: Option<(u64, u64)>,
+    /// Rows decoded late (late materialization: the filter's columns
+    /// first, the others only for the rows it keeps): how many the filter
+    /// kept of how many it was evaluated on, when any was.
+    pub late_rows: Option<(u64, u64)>,
 }
 
 /// Rows read while a scan runs (a file table read lazily).
