@@ -41,7 +41,9 @@ mod debezium;
 #[cfg(test)]
 mod declared_tests;
 mod destination;
+mod late;
 mod metadata;
+mod pages;
 mod read;
 #[cfg(test)]
 mod registration_tests;

@@ -14,8 +14,12 @@
 //! Parquet row groups whose footer statistics prove that the filter above
 //! the scan keeps none of their rows are not read ([`ScanFilter`]); the
 //! statistics are turned into Arrow arrays by the parquet crate's
-//! `StatisticsConverter`. Arrow IPC files stream batch by batch, decoding
-//! only the columns used; JSON streams batch by batch as arrow-json
+//! `StatisticsConverter`. With the file's page index, the pages whose
+//! statistics prove the same are not decoded either (`pages`), and when
+//! the filter reads fewer columns than the scan, its columns are decoded
+//! first and the others only for the rows it keeps (`late`), while it
+//! keeps at most half of them. Arrow IPC files stream batch by batch,
+//! decoding only the columns used; JSON streams batch by batch as arrow-json
 //! decodes it (the whole rows, cut down to the columns used); CSV files
 //! stream batch by batch, each batch's rows cast to the table's types (all
 //! of its columns, so a bad value is reported whichever columns a query
@@ -29,17 +33,21 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use arrow_array::{RecordBatch, UInt64Array};
 use arrow_schema::{Schema, SchemaRef};
-use parquet::arrow::arrow_reader::statistics::StatisticsConverter;
+use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
+    RowSelectionPolicy,
 };
+use parquet::file::metadata::PageIndexPolicy;
 use rayon::prelude::*;
 use tenon_planner::exec::ExecError;
-use tenon_planner::expr::{ColumnStatistics, ScanFilter};
+use tenon_planner::expr::{ColumnStatistics, PhysicalExpr, ScanFilter};
 use tenon_planner::kernels::MemoryBudget;
 
 use super::csv::for_each_csv_batch;
+use super::late::{Evaluated, LateTally, at_file_row, late_columns, row_filter};
 use super::metadata::FileStamp;
+use super::pages::{converter, pages_in, plan_pages, selected_row};
 use super::read::{
     conform, corrupt, data_files, format_for, json_error, json_schema, json_values, memory_size,
     open, parquet_error, projection_mask,
@@ -53,6 +61,15 @@ pub struct StreamReport {
     pub skipped_rows: u64,
     /// Parquet row groups read (started) and in the files.
     pub row_groups: Option<(u64, u64)>,
+    /// Parquet data pages of the columns read: those holding a row the
+    /// scan decodes (of the row groups read, the pages the page index did
+    /// not rule out) and those in the files, over the files with a page
+    /// index (`None`: none has one).
+    pub pages: Option<(u64, u64)>,
+    /// Rows decoded late: those the filter kept and those it was
+    /// evaluated on (the filter's columns decoded first), over the row
+    /// groups read so (`None`: none was).
+    pub late_rows: Option<(u64, u64)>,
 }
 
 /// How a stream's batches are handed on: the scan's sink.
@@ -66,8 +83,13 @@ pub fn exec_error(e: IoError) -> ExecError {
 
 /// One unit of work.
 enum Unit {
-    /// One row group of a Parquet file (index into the footers).
-    RowGroup { file: usize, group: usize },
+    /// One row group of a Parquet file (index into the footers), only the
+    /// rows `selection` selects (by the page index) when it is set.
+    RowGroup {
+        file: usize,
+        group: usize,
+        selection: Option<RowSelection>,
+    },
     /// A whole file of another format.
     Whole(PathBuf),
 }
@@ -77,15 +99,22 @@ struct Footer {
     path: PathBuf,
     stamp: Option<FileStamp>,
     meta: ArrowReaderMetadata,
+    /// The file's columns the scan reads.
+    mask: ProjectionMask,
 }
 
 /// Reads the table at `path` (a file or a directory of files) as
 /// [`read_table_with`](super::read_table_with) would with `options`
 /// (whose [`ReadOptions::schema`] and [`ReadOptions::projection`] must be
 /// set: the table's schema and the columns wanted, in order), pushing each
-/// batch into `push` as it is read; Parquet row groups that `filter`
-/// proves hold no row it keeps are skipped. What was read is in `report`,
-/// also when the read stopped early.
+/// batch into `push` as it is read; Parquet row groups and, with a page
+/// index, pages that `filter` proves hold no row it keeps are skipped.
+/// `predicate`, the filter above the scan over the columns wanted (column
+/// `i` is `projection[i]`), is evaluated on its columns first when it
+/// reads fewer columns than wanted, and the others are decoded only for
+/// the rows it keeps; every row it keeps is pushed (and maybe others: the
+/// caller still filters). What was read is in `report`, also when the
+/// read stopped early.
 ///
 /// # Errors
 ///
@@ -96,6 +125,7 @@ pub fn stream_table(
     path: &Path,
     options: &ReadOptions,
     filter: Option<&ScanFilter>,
+    predicate: Option<&PhysicalExpr>,
     budget: &MemoryBudget,
     push: &Push<'_>,
     report: &mut StreamReport,
@@ -125,41 +155,82 @@ pub fn stream_table(
     let mut footers = Vec::new();
     let mut units = Vec::new();
     let mut total_groups = 0u64;
+    // Pages of the columns read (decoded, in the files), over the files
+    // with an offset index.
+    let mut pages: Option<(u64, u64)> = None;
+    let page_index = filter.is_some() || predicate.is_some();
     for file in files {
         if format_for(&file, options).map_err(exec_error)? != FileFormat::Parquet {
             units.push(Unit::Whole(file));
             continue;
         }
         let stamp = FileStamp::of(&file);
-        let meta = ArrowReaderMetadata::load(&open(&file).map_err(exec_error)?, reader_options())
-            .map_err(|e| exec_error(corrupt(&file, "Parquet", e)))?;
+        let meta = ArrowReaderMetadata::load(
+            &open(&file).map_err(exec_error)?,
+            reader_options(page_index),
+        )
+        .map_err(|e| exec_error(corrupt(&file, "Parquet", e)))?;
         let groups = meta.metadata().num_row_groups();
         total_groups += groups as u64;
         let skip = match filter {
             Some(f) => f.skippable(groups, &|c| statistics(&meta, schema.fields().get(c)?)),
             None => vec![false; groups],
         };
+        let mask = projection_mask(&meta, &wanted);
         let index = footers.len();
-        units.extend(
-            (0..groups)
-                .filter(|&g| !skip[g])
-                .map(|group| Unit::RowGroup { file: index, group }),
-        );
+        for (group, skip) in skip.into_iter().enumerate() {
+            let plan = if skip {
+                None
+            } else {
+                plan_pages(&meta, group, filter, schema, &mask)
+            };
+            let in_group = match &plan {
+                Some(p) => Some(p.pages),
+                None => pages_in(&meta, group, &mask),
+            };
+            if let Some(n) = in_group {
+                let (read, total) = pages.get_or_insert((0, 0));
+                *total += n;
+                if let Some(p) = plan.as_ref().filter(|_| !skip) {
+                    *read += p.pages_read;
+                }
+            }
+            if skip || plan.as_ref().is_some_and(|p| p.empty) {
+                continue;
+            }
+            units.push(Unit::RowGroup {
+                file: index,
+                group,
+                selection: plan.and_then(|p| p.selection),
+            });
+        }
         footers.push(Footer {
             path: file,
             stamp,
             meta,
+            mask,
         });
     }
     let skipped = AtomicU64::new(0);
     let started = AtomicU64::new(0);
     // Batches handed on and not yet consumed, over every row group.
     let in_flight = AtomicUsize::new(0);
+    let tally = LateTally::default();
     let result = units.par_iter().try_for_each(|unit| match unit {
-        Unit::RowGroup { file, group } => {
+        Unit::RowGroup {
+            file,
+            group,
+            selection,
+        } => {
             started.fetch_add(1, Ordering::Relaxed);
             let footer = &footers[*file];
-            read_row_group(footer, *group, options, &wanted, budget, push, &in_flight)
+            let rows = RowsWanted {
+                group: *group,
+                selection: selection.as_ref(),
+                predicate,
+                tally: &tally,
+            };
+            read_row_group(footer, &rows, options, &wanted, budget, push, &in_flight)
         }
         Unit::Whole(file) => match format_for(file, options).map_err(exec_error)? {
             FileFormat::Arrow => read_ipc(file, &wanted, budget, push),
@@ -171,6 +242,8 @@ pub fn stream_table(
     *report = StreamReport {
         skipped_rows: skipped.into_inner(),
         row_groups: (!footers.is_empty()).then(|| (started.into_inner(), total_groups)),
+        pages,
+        late_rows: tally.figures(),
     };
     result
 }
@@ -315,12 +388,33 @@ fn read_json(
     push_conformed(file, reader, wanted, budget, push, |e| json_error(file, e))
 }
 
-fn reader_options() -> ArrowReaderOptions {
-    ArrowReaderOptions::new()
+/// How footers are read: with the page index (when the file has one)
+/// for a scan with a filter, which prunes pages with its column index and
+/// skips pages through its offset index.
+fn reader_options(page_index: bool) -> ArrowReaderOptions {
+    let options = ArrowReaderOptions::new();
+    if page_index {
+        options.with_page_index_policy(PageIndexPolicy::Optional)
+    } else {
+        options
+    }
 }
 
-/// Reads row group `group` of a Parquet file, only `wanted`'s columns,
-/// cast to their types, batch by batch into `push`.
+/// The rows of one row group a scan reads.
+struct RowsWanted<'a> {
+    group: usize,
+    /// Only these (the page index's), when set.
+    selection: Option<&'a RowSelection>,
+    /// The filter above the scan, over the columns wanted.
+    predicate: Option<&'a PhysicalExpr>,
+    /// What the filter kept in the row groups decoded late so far.
+    tally: &'a LateTally,
+}
+
+/// Reads row group `rows.group` of a Parquet file, only `wanted`'s
+/// columns, cast to their types, batch by batch into `push`: the rows the
+/// page index selects, and of those, when the predicate reads fewer
+/// columns than wanted, only the rows it keeps (late materialization).
 ///
 /// One thread decodes; each batch is pushed on a task of its own, so the
 /// operators above run on every worker even for a file of one row group,
@@ -333,7 +427,7 @@ fn reader_options() -> ArrowReaderOptions {
 /// every decoded batch at its size until the consumer has it.
 fn read_row_group(
     footer: &Footer,
-    group: usize,
+    rows_wanted: &RowsWanted<'_>,
     options: &ReadOptions,
     wanted: &SchemaRef,
     budget: &MemoryBudget,
@@ -347,7 +441,8 @@ fn read_row_group(
         .parquet_batch_size
         .unwrap_or(options.batch_size)
         .max(1);
-    let mask = projection_mask(&footer.meta, wanted);
+    let group = rows_wanted.group;
+    let mask = footer.mask.clone();
     let meta = footer.meta.metadata().row_group(group);
     let rows = meta.num_rows().max(0) as u64;
     let bytes: u64 = meta
@@ -365,17 +460,54 @@ fn read_row_group(
         "reading a batch of the table's Parquet columns (its size from the footers)",
         estimate as usize,
     )?;
-    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, footer.meta.clone())
-        .with_row_groups(vec![group])
-        .with_batch_size(batch_size)
-        .with_projection(mask)
-        .build()
-        .map_err(|e| exec_error(parquet_error(path, footer.stamp, e)))?;
     // The rows before this group, for errors naming a row of the file.
-    let mut row: u64 = footer.meta.metadata().row_groups()[..group]
+    let first_row: u64 = footer.meta.metadata().row_groups()[..group]
         .iter()
         .map(|g| g.num_rows().max(0) as u64)
         .sum();
+    let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, footer.meta.clone())
+        .with_row_groups(vec![group])
+        .with_batch_size(batch_size)
+        .with_projection(mask);
+    if let Some(selection) = rows_wanted.selection {
+        // Selectors skip whole pages unread (a mask decodes them).
+        builder = builder
+            .with_row_selection(selection.clone())
+            .with_row_selection_policy(RowSelectionPolicy::Selectors);
+    }
+    let late = rows_wanted
+        .predicate
+        .filter(|_| rows_wanted.tally.pays())
+        .and_then(|p| Some((p, late_columns(p, wanted.fields().len())?)));
+    let evaluated = Arc::new(Evaluated::default());
+    if let Some((predicate, columns)) = &late {
+        builder = builder.with_row_filter(row_filter(
+            path,
+            &footer.meta,
+            predicate,
+            columns,
+            wanted,
+            rows_wanted.selection,
+            first_row,
+            &evaluated,
+        )?);
+    }
+    // The filter runs while the reader is built: its error first.
+    let reader = builder.build().map_err(|e| {
+        evaluated
+            .take_error()
+            .unwrap_or_else(|| exec_error(parquet_error(path, footer.stamp, e)))
+    })?;
+    if late.is_some() {
+        rows_wanted.tally.add(&evaluated);
+    }
+    // The file row of the group's `k`-th row decoded, for errors.
+    let final_selection = || match &late {
+        Some(_) => evaluated.selection(rows_wanted.selection),
+        None => rows_wanted.selection.cloned(),
+    };
+    let file_row = |k: u64| first_row + selected_row(final_selection().as_ref(), k);
+    let mut row: u64 = 0;
     let stop = AtomicBool::new(false);
     let failed: Mutex<Option<ExecError>> = Mutex::new(None);
     let fail = |e: ExecError| {
@@ -393,15 +525,19 @@ fn read_row_group(
             let batch = match batch {
                 Ok(b) => b,
                 Err(e) => {
-                    fail(exec_error(parquet_error(path, footer.stamp, e)));
+                    fail(
+                        evaluated
+                            .take_error()
+                            .unwrap_or_else(|| exec_error(parquet_error(path, footer.stamp, e))),
+                    );
                     break;
                 }
             };
             let n = batch.num_rows() as u64;
-            let conformed = match conform(path, vec![batch], wanted, row) {
+            let conformed = match conform(path, vec![batch], wanted, 0) {
                 Ok(c) => c,
                 Err(e) => {
-                    fail(exec_error(e));
+                    fail(exec_error(at_file_row(e, |k| file_row(row + k))));
                     break;
                 }
             };
@@ -448,24 +584,7 @@ fn read_row_group(
 /// The row-group statistics of the file's column named as table column
 /// `field` (exactly, else ignoring case), when it has the column's type.
 fn statistics(meta: &ArrowReaderMetadata, field: &arrow_schema::Field) -> Option<ColumnStatistics> {
-    let schema: &Schema = meta.schema();
-    let name = field.name();
-    let found = schema
-        .fields()
-        .iter()
-        .find(|f| f.name() == name)
-        .or_else(|| {
-            schema
-                .fields()
-                .iter()
-                .find(|f| f.name().eq_ignore_ascii_case(name))
-        })?;
-    if found.data_type() != field.data_type() {
-        return None;
-    }
-    let converter = StatisticsConverter::try_new(found.name(), schema, meta.parquet_schema())
-        .ok()?
-        .with_missing_null_counts_as_zero(false);
+    let (converter, _) = converter(meta, field)?;
     let groups = meta.metadata().row_groups();
     let mins = converter.row_group_mins(groups).ok()?;
     let maxes = converter.row_group_maxes(groups).ok()?;

@@ -315,7 +315,13 @@ impl TableSource for FileScan {
         report: &mut ScanReport,
     ) -> Result<(), ExecError> {
         let Some(p) = self.file.time.proc_time else {
-            return self.scan_files(request.columns, request.filter, request, sink, report);
+            return self.scan_files(
+                request.columns,
+                (request.filter, request.predicate),
+                request,
+                sink,
+                report,
+            );
         };
         // The file columns the request needs (at least one, for the row
         // count), and where each requested column comes from.
@@ -350,17 +356,22 @@ impl TableSource for FileScan {
                 .map_err(|e| ExecError::arrow("the PROCTIME() column", e))?;
             sink(batch)
         };
-        self.scan_files(&files, None, request, &push, report)
+        self.scan_files(&files, (None, None), request, &push, report)
     }
 }
 
 impl FileScan {
     /// Reads the file columns `columns` into `sink` (a change log whole,
-    /// other files as [`stream_table`] reads them).
+    /// other files as [`stream_table`] reads them, with the filter above
+    /// the scan: what statistics can refute, and the predicate over
+    /// `columns`).
     fn scan_files(
         &self,
         columns: &[usize],
-        filter: Option<&tenon_planner::expr::ScanFilter>,
+        (filter, predicate): (
+            Option<&tenon_planner::expr::ScanFilter>,
+            Option<&tenon_planner::expr::PhysicalExpr>,
+        ),
         request: &ScanRequest<'_>,
         sink: &Sink<'_>,
         report: &mut ScanReport,
@@ -398,6 +409,7 @@ impl FileScan {
             &self.file.path,
             &options,
             filter,
+            predicate,
             request.budget,
             sink,
             &mut read,
@@ -408,6 +420,8 @@ impl FileScan {
             .ignore_parse_errors
             .then_some(read.skipped_rows);
         report.row_groups = read.row_groups;
+        report.pages = read.pages;
+        report.late_rows = read.late_rows;
         result
     }
 }

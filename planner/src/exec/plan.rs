@@ -135,6 +135,16 @@ pub struct OperatorMetrics {
     /// others' statistics proved the filter above keeps none of their
     /// rows, or a satisfied LIMIT stopped the read).
     pub row_groups: OnceLock<(u64, u64)>,
+    /// For a scan of Parquet files with a page index read while the query
+    /// runs: the data pages of the columns read that were decoded (or may
+    /// have been) and those the files hold (fewer: the page index proved
+    /// the filter above keeps none of the others' rows, or their row
+    /// groups were not read).
+    pub pages: OnceLock<(u64, u64)>,
+    /// For a scan that decoded Parquet rows late (the filter's columns
+    /// first, the others only for the rows it keeps): the rows the filter
+    /// kept and the rows it was evaluated on.
+    pub late_rows: OnceLock<(u64, u64)>,
     /// For a join whose default build side was changed once both inputs'
     /// sizes were known: what was built instead, and why.
     pub adapted: OnceLock<String>,
@@ -314,6 +324,12 @@ impl PhysicalPlan {
             }
             if let Some((read, total)) = m.row_groups.get() {
                 let _ = write!(out, " row_groups={read}/{total}");
+            }
+            if let Some((read, total)) = m.pages.get() {
+                let _ = write!(out, " pages={read}/{total}");
+            }
+            if let Some((kept, evaluated)) = m.late_rows.get() {
+                let _ = write!(out, " late_rows={kept}/{evaluated}");
             }
             if let Some(adapted) = m.adapted.get() {
                 let _ = write!(out, " adapted: {adapted}");

@@ -34,7 +34,7 @@ use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::set_op::run_set_operation;
 use crate::exec::source::{ScanReport, ScanRequest, Tables};
 use crate::exec::{ExecError, Result};
-use crate::expr::ScanFilter;
+use crate::expr::{PhysicalExpr, ScanFilter};
 use crate::kernels::{HeldBuffers, MemoryBudget, MemoryReservation};
 
 /// Where an operator's output batches go; called from any worker thread.
@@ -127,11 +127,13 @@ impl Run<'_> {
 
     /// Runs scan `plan` into `sink`: a table in memory in morsels of the
     /// batch size, in parallel; a table with a source read by it, with
-    /// `filter` (what the filter above keeps) to skip what it can.
+    /// `filter` (what the filter above keeps) to skip what it can, and
+    /// `predicate` (that filter itself) to evaluate while it decodes.
     fn scan(
         &self,
         plan: &PhysicalPlan,
         filter: Option<&ScanFilter>,
+        predicate: Option<&PhysicalExpr>,
         sink: &Sink<'_>,
     ) -> Result<()> {
         let Operator::Scan { table, columns, .. } = &plan.operator else {
@@ -166,6 +168,7 @@ impl Run<'_> {
             let request = ScanRequest {
                 columns: &read,
                 filter,
+                predicate,
                 batch_size: size,
                 budget: self.budget,
             };
@@ -194,6 +197,12 @@ impl Run<'_> {
             if let Some(groups) = report.row_groups {
                 let _ = metrics.row_groups.set(groups);
             }
+            if let Some(pages) = report.pages {
+                let _ = metrics.pages.set(pages);
+            }
+            if let Some(rows) = report.late_rows {
+                let _ = metrics.late_rows.set(rows);
+            }
             return result;
         }
         let held = data.positions(columns).ok_or_else(|| {
@@ -218,7 +227,7 @@ impl Run<'_> {
             sink(b)
         };
         match &plan.operator {
-            Operator::Scan { .. } => self.scan(plan, None, sink),
+            Operator::Scan { .. } => self.scan(plan, None, None, sink),
             Operator::Values { batches } => {
                 for b in batches {
                     out(b.clone())?;
@@ -248,7 +257,7 @@ impl Run<'_> {
                     Operator::Scan { columns, .. } => {
                         let hint =
                             ScanFilter::from_predicate(predicate, &|i| columns.get(i).copied());
-                        self.scan(input, hint.as_ref(), &filter)
+                        self.scan(input, hint.as_ref(), Some(predicate), &filter)
                     }
                     _ => self.push(input, &filter),
                 }

@@ -18,7 +18,7 @@ use arrow_schema::SchemaRef;
 
 use crate::exec::Result;
 use crate::exec::run::Sink;
-use crate::expr::ScanFilter;
+use crate::expr::{PhysicalExpr, ScanFilter};
 use crate::kernels::{MemoryBudget, MemoryReservation};
 
 /// What a scan asks of a [`TableSource`].
@@ -33,6 +33,15 @@ pub struct ScanRequest<'a> {
     /// statistics prove no row passes it. The filter itself still runs on
     /// every row pushed, so this is an optimisation only.
     pub filter: Option<&'a ScanFilter>,
+    /// The filter right above the scan itself, over the requested columns
+    /// (its column `i` is table column `columns[i]`), when there is one.
+    /// A source may evaluate it while it decodes, to decode the other
+    /// columns only for the rows it keeps (Parquet late materialization);
+    /// one that does keeps exactly the rows the filter keeps (`true`;
+    /// NULL and `false` dropped) and passes on the filter's errors. The
+    /// filter still runs on every row pushed, so pushing rows it drops is
+    /// never wrong, only slower.
+    pub predicate: Option<&'a PhysicalExpr>,
     /// Rows per batch the scan wants (a source may push smaller batches;
     /// larger ones are sliced).
     pub batch_size: usize,
@@ -50,6 +59,15 @@ pub struct ScanReport {
     /// Parquet row groups: how many were read (started) of how many the
     /// files hold, when the table has any Parquet files.
     pub row_groups: Option<(u64, u64)>,
+    /// Parquet data pages of the columns read: how many the scan decoded
+    /// (or may have: pages of the row groups read whose rows the page
+    /// index did not rule out) of how many the files hold, when the
+    /// table's Parquet files have a page index.
+    pub pages: Option<(u64, u64)>,
+    /// Rows decoded late (late materialization: the filter's columns
+    /// first, the others only for the rows it keeps): how many the filter
+    /// kept of how many it was evaluated on, when any was.
+    pub late_rows: Option<(u64, u64)>,
 }
 
 /// Rows read while a scan runs (a file table read lazily).
