@@ -8,9 +8,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{
-    ArrayRef, Decimal128Array, Float64Array, Int32Array, Int64Array, RecordBatch,
-};
+use arrow_array::{ArrayRef, Decimal128Array, Float64Array, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use tenon::{Config, Session};
 
@@ -136,7 +134,12 @@ fn reference(a: &Side, b: &Side, residual: bool) -> Vec<String> {
 /// strategy and build side hinted.
 fn queries() -> Vec<(String, bool)> {
     let mut out = Vec::new();
-    for hint in ["", "/*+ BROADCAST(b) */", "/*+ BROADCAST(a) */", "/*+ SHUFFLE_HASH(b) */"] {
+    for hint in [
+        "",
+        "/*+ BROADCAST(b) */",
+        "/*+ BROADCAST(a) */",
+        "/*+ SHUFFLE_HASH(b) */",
+    ] {
         for residual in [false, true] {
             let on = if residual {
                 "a.k = b.k AND a.p < b.p"
@@ -219,7 +222,10 @@ fn overflowing_sums_are_errors_fused_and_not() {
                 let s = session(&ab, &bb, threads, batch, fused);
                 let sql = "SELECT count(*), sum(a.p) FROM a JOIN b ON a.k = b.k";
                 let e = query_err(&s, sql).to_string();
-                assert!(e.contains("overflow"), "fused={fused} {threads}/{batch}: {e}");
+                assert!(
+                    e.contains("overflow"),
+                    "fused={fused} {threads}/{batch}: {e}"
+                );
             }
         }
     }
@@ -301,7 +307,10 @@ fn explain_shows_the_fused_operator_only_where_it_applies() {
         );
     }
     let tree = plain.explain(peers).unwrap().tree().to_string();
-    assert!(!tree.contains("JoinAggregate"), "fused_aggregate=false: {tree}");
+    assert!(
+        !tree.contains("JoinAggregate"),
+        "fused_aggregate=false: {tree}"
+    );
 }
 
 #[test]

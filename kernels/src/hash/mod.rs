@@ -54,8 +54,8 @@ pub(crate) mod table;
 use crate::error::{KernelError, Result};
 use crate::join_type::{JoinSide, JoinType};
 use crate::kernel::join_kernel::options_and_join_type;
-use crate::kernel::validate::EquiKeys;
 use crate::kernel::pairs::PairOutput;
+use crate::kernel::validate::EquiKeys;
 use crate::kernel::{
     BatchSink, FedProbe, Join, JoinInput, JoinKernel, JoinOptions, PairJoin, PairSink, ProbeFeed,
     Strategy,

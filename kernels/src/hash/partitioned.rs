@@ -123,12 +123,10 @@ impl Prepared<'_> {
         };
         // Tasks: runs of partitions with about equal probe rows.
         let tasks = group_partitions(&psc, threads * 8);
-        tasks
-            .par_iter()
-            .try_for_each_init(
-                || (Worker::<S::Tag>::default(), pairs.map(PairOutput::slot)),
-                |(w, slot), parts| work.task(w, slot, parts.clone()),
-            )?;
+        tasks.par_iter().try_for_each_init(
+            || (Worker::<S::Tag>::default(), pairs.map(PairOutput::slot)),
+            |(w, slot), parts| work.task(w, slot, parts.clone()),
+        )?;
         // Probe rows with a NULL key never reach a partition.
         if !psc.null_rows.is_empty() {
             let empty = JoinTable::default();

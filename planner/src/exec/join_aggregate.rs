@@ -151,7 +151,11 @@ fn fusable(input: &PhysicalPlan, aggregate: &HashAggregate) -> Option<Vec<FusedC
         }
         let (side, col, plan) = match left_cols.get(c) {
             Some(&l) => (JoinSide::Left, l, left),
-            None => (JoinSide::Right, *right_cols.get(c - left_cols.len())?, right),
+            None => (
+                JoinSide::Right,
+                *right_cols.get(c - left_cols.len())?,
+                right,
+            ),
         };
         let t = plan.schema.fields().get(col)?.data_type().clone();
         Some((side, col, t))
@@ -287,10 +291,7 @@ impl Run<'_> {
             }
         }
         input.metrics.add_time(started.elapsed());
-        input
-            .metrics
-            .rows
-            .fetch_add(acc.pairs(), Ordering::Relaxed);
+        input.metrics.rows.fetch_add(acc.pairs(), Ordering::Relaxed);
         let start = Instant::now();
         let partials: Vec<Vec<Vec<ArrayRef>>> = acc.into_states()?;
         let batch = aggregate.aggregate.merge_states(&partials)?;

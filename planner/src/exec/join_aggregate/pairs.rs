@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{
-    Array, ArrayRef, ArrowPrimitiveType, Decimal128Array, Float64Array, Int64Array,
-    PrimitiveArray, UInt64Array, new_null_array,
+    Array, ArrayRef, ArrowPrimitiveType, Decimal128Array, Float64Array, Int64Array, PrimitiveArray,
+    UInt64Array, new_null_array,
 };
 use arrow_schema::DataType;
 
@@ -162,7 +162,10 @@ impl<'a> Accumulating<'a> {
 
     /// Every finished worker's state, one `Vec` of call states each.
     pub(super) fn into_states(self) -> Result<Vec<Vec<Vec<ArrayRef>>>> {
-        Ok(self.partials.into_inner().unwrap_or_else(|e| e.into_inner()))
+        Ok(self
+            .partials
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner()))
     }
 }
 
@@ -229,12 +232,32 @@ enum Num {
 enum State {
     /// `count(*)` (counted by the worker) and `count(col)`.
     Count(i64),
-    SumInt { sum: i128, seen: bool },
-    SumUInt { sum: u128, seen: bool },
-    SumFloat { sum: f64, seen: bool },
-    SumDecimal { sum: i128, seen: bool, overflow: bool },
-    AvgFloat { sum: f64, n: i64 },
-    AvgDecimal { sum: i128, n: i64, overflow: bool },
+    SumInt {
+        sum: i128,
+        seen: bool,
+    },
+    SumUInt {
+        sum: u128,
+        seen: bool,
+    },
+    SumFloat {
+        sum: f64,
+        seen: bool,
+    },
+    SumDecimal {
+        sum: i128,
+        seen: bool,
+        overflow: bool,
+    },
+    AvgFloat {
+        sum: f64,
+        n: i64,
+    },
+    AvgDecimal {
+        sum: i128,
+        n: i64,
+        overflow: bool,
+    },
     Best(Option<Num>),
 }
 
@@ -253,8 +276,10 @@ impl ReadError {
             ReadError::Row => "a pair's row is beyond its column",
             ReadError::Column => "a column is missing or not of its planned type",
         };
-        ExecError::Unsupported(format!("internal: aggregating `{name}` from a join: {what}"))
-            .into_kernel()
+        ExecError::Unsupported(format!(
+            "internal: aggregating `{name}` from a join: {what}"
+        ))
+        .into_kernel()
     }
 }
 
@@ -273,7 +298,11 @@ fn source<'a>(
     call: &FusedCall,
 ) -> Result<(Source<'a>, &'a [u32]), ReadError> {
     if call.side == chunk.build_side {
-        let col = chunk.build.columns().get(call.column).ok_or(ReadError::Column)?;
+        let col = chunk
+            .build
+            .columns()
+            .get(call.column)
+            .ok_or(ReadError::Column)?;
         return Ok((Source::Array(col), chunk.build_rows));
     }
     let src = match chunk.probe_batch() {
@@ -486,11 +515,7 @@ fn better(v: Num, best: Num, max: bool) -> bool {
         (Num::F(a), Num::F(b)) => a.total_cmp(&b),
         _ => return false,
     };
-    if max {
-        order.is_gt()
-    } else {
-        order.is_lt()
-    }
+    if max { order.is_gt() } else { order.is_lt() }
 }
 
 impl State {

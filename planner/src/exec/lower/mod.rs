@@ -198,7 +198,8 @@ impl Lowering<'_> {
                 let child = self.child(&agg.input, &aggregate.columns())?;
                 let pos = child.positions(agg.input.schema().fields().len());
                 aggregate.remap_columns(&|i| pos[i]);
-                let mut out = aggregated(child, aggregate, (0..agg.schema.fields().len()).collect());
+                let mut out =
+                    aggregated(child, aggregate, (0..agg.schema.fields().len()).collect());
                 if self.config.fused_aggregate {
                     out.plan = crate::exec::join_aggregate::fuse(out.plan);
                 }
