@@ -455,10 +455,11 @@ def csv_integer(text):
     return int(value)
 
 
-def run_tenon(binary, workload, folder, runs, threads, extra=()):
-    """Runs ``tenon query`` on the workload's files, once per variant;
-    returns one result per variant (an ``error`` when it fails, e.g. before
-    tenon plans the query)."""
+def run_tenon(binary, workload, folder, runs, threads, settings=()):
+    """Runs ``tenon query`` on the workload's files, once per variant, with
+    ``--set KEY=VALUE`` for each of ``settings`` (``--tenon-set``; the labels
+    then name them); returns one result per variant (an ``error`` when it
+    fails, e.g. before tenon plans the query)."""
     tables = []
     for name in table_names(workload):
         tables += ["--memory-table", f"{name}={os.path.join(folder, name + '.arrow')}"]
@@ -466,7 +467,10 @@ def run_tenon(binary, workload, folder, runs, threads, extra=()):
     if os.access(binary, os.X_OK):
         code, out, _, _ = run_process([binary, "--version"])
         version = f"{out.strip() if code == 0 else '?'} ({binary})"
+    sets = [a for kv in settings for a in ("--set", kv)]
+    suffix = f" [{', '.join(settings)}]" if settings else ""
     for label, sql in tenon_variants(workload):
+        label += suffix
         r = {"engine": "tenon", "label": label, "query": sql, "version": version}
         results.append(r)
         if not os.access(binary, os.X_OK):
@@ -474,7 +478,7 @@ def run_tenon(binary, workload, folder, runs, threads, extra=()):
                           "or pass --tenon PATH"]
             continue
         cmd = [sys.executable, "-c", MEASURE, binary, "query", "--threads", str(threads),
-               "--runs", str(runs), "--timing", "--format", "csv"] + list(extra) + tables + ["--", sql]
+               "--runs", str(runs), "--timing", "--format", "csv"] + sets + tables + ["--", sql]
         code, out, err, seconds = run_process(cmd)
         peak = re.search(r"\npeak_rss_kib=(\d+)\n$", "\n" + err)
         err = err[:peak.start()] if peak else err  # tenon's own stderr
@@ -495,10 +499,10 @@ def run_tenon(binary, workload, folder, runs, threads, extra=()):
     return results
 
 
-def run_engine(engine, workload, folder, runs, threads, tenon, tenon_args=()):
+def run_engine(engine, workload, folder, runs, threads, tenon, tenon_settings=()):
     """Results (a list: tenon runs one per hinted variant) of ``engine``."""
     if engine == "tenon":
-        return run_tenon(tenon, workload, folder, runs, threads, tenon_args)
+        return run_tenon(tenon, workload, folder, runs, threads, tenon_settings)
     env = dict(os.environ, POLARS_MAX_THREADS=str(threads))
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", engine,
            "--workload", workload, "--folder", folder, "--runs", str(runs),
@@ -549,6 +553,10 @@ def summary(workloads, results, runs, scale, threads):
         tenon_ok = [r for r in ok if r["engine"] == "tenon"]
         peer_ok = [r for r in ok if r["engine"] != "tenon"]
         cols = dict(rs)
+        # tenon's default plan: its unhinted column (labels may end in the
+        # `--tenon-set` settings, " [k=v]")
+        cols["tenon"] = next((r for r in rs.values() if r["engine"] == "tenon"
+                              and r["label"].split(" [")[0] == "tenon"), {})
         if tenon_ok:
             cols["tenon best"] = min(tenon_ok, key=lambda r: r["median_s"])
         fastest = min(peer_ok, key=lambda r: r["median_s"]) if peer_ok else None
@@ -577,7 +585,8 @@ def summary(workloads, results, runs, scale, threads):
             return (fmt(r[key]) if r.get(key) is not None else
                     "n/a" if "unsupported" in r else "error" if "error" in r else "-")
 
-        plan = ([best["label"].removeprefix("tenon").strip() or "default" if best else "-"]
+        plan = ([best["label"].split(" [")[0].removeprefix("tenon").strip() or "default"
+                 if best else "-"]
                 if has_tenon else [])
         ratio = f"{best['median_s'] / fastest['median_s']:.2f}" if best and fastest else "-"
         lines.append([workload] + [cell(lb, "median_s", lambda v: f"{v:.4f}") for lb in labels]
@@ -611,9 +620,9 @@ def main():
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--tenon", default=str(ROOT / "target" / "release" / "tenon"),
                     help="the tenon binary (default: target/release/tenon)")
-    ap.add_argument("--tenon-arg", action="append", default=[], metavar="ARG",
-                    help="repeatable; passed to `tenon query` before the tables "
-                         "(e.g. --tenon-arg=--set --tenon-arg=name=value)")
+    ap.add_argument("--tenon-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="repeatable; passed to tenon as --set KEY=VALUE (docs/cli.md), "
+                         "e.g. fused_aggregate=false")
     ap.add_argument("--json", metavar="PATH", help="also write the results here")
     ap.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
     ap.add_argument("--folder", help=argparse.SUPPRESS)
@@ -634,7 +643,7 @@ def main():
                   f"{time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
             for engine in engines:
                 for r in run_engine(engine, workload, folder, args.runs, args.threads, args.tenon,
-                                       args.tenon_arg):
+                                    args.tenon_set):
                     r.update(workload=workload, probe_rows=rows[0], build_rows=rows[1],
                              notes=notes)
                     if "median_s" in r:

@@ -65,7 +65,7 @@ pub use hash::{HashJoin, HashJoinMode};
 pub use join_type::{JoinSide, JoinType};
 pub use kernel::{
     BatchSink, CloneKernel, FedProbe, Join, JoinInput, JoinKernel, JoinOptions, JoinStream,
-    ProbeFeed, Strategy, compact_views, join_schema,
+    PairChunk, PairJoin, PairSink, PairWorker, ProbeFeed, Strategy, compact_views, join_schema,
 };
 pub use keys::canonical_floats;
 pub use memory::{HeldBuffers, MemoryBudget, MemoryReservation, batch_bytes};

@@ -73,12 +73,17 @@ pub struct Config {
     /// files, join inputs and tables, GROUP BY groups, sort buffers, ...);
     /// `None`: unlimited.
     pub memory_limit: Option<u64>,
+    /// Whether an aggregate without GROUP BY over an INNER hash join is
+    /// fused into the join, aggregating its pairs as it probes instead of
+    /// its output batches (`JoinAggregate` in EXPLAIN; docs/cli.md).
+    pub fused_aggregate: bool,
 }
 
 impl Default for Config {
     /// 0 threads (all cores), batches of 8192 rows, the broadcast
     /// threshold [`DEFAULT_BROADCAST_THRESHOLD`] (see there for the figures
-    /// behind it), lenient hints, nothing disabled, no memory limit.
+    /// behind it), lenient hints, nothing disabled, no memory limit,
+    /// aggregates fused into joins.
     fn default() -> Self {
         Config {
             threads: 0,
@@ -87,19 +92,21 @@ impl Default for Config {
             hint_mode: HintMode::Lenient,
             disabled_strategies: Vec::new(),
             memory_limit: None,
+            fused_aggregate: true,
         }
     }
 }
 
 impl Config {
     /// The keys [`Config::set`] accepts.
-    pub const KEYS: [&'static str; 6] = [
+    pub const KEYS: [&'static str; 7] = [
         "broadcast_threshold",
         "hint_mode",
         "disabled_strategies",
         "memory_limit",
         "threads",
         "batch_size",
+        "fused_aggregate",
     ];
 
     /// Applies one `KEY=VALUE` pair.
@@ -184,6 +191,13 @@ impl Config {
                 })?;
                 check_batch_size(n).map_err(|w| bad("batch_size", &w))?;
                 self.batch_size = n;
+            }
+            "fused_aggregate" => {
+                self.fused_aggregate = match v.to_ascii_lowercase().as_str() {
+                    "true" | "on" | "1" => true,
+                    "false" | "off" | "0" => false,
+                    _ => return Err(bad("fused_aggregate", "expected true or false")),
+                }
             }
             _ => {
                 return Err(ConfigError::UnknownKey {

@@ -21,6 +21,7 @@ mod floats;
 mod fuzz;
 mod hints;
 mod interval;
+mod join_aggregate;
 mod joins;
 mod lazy_scans;
 mod lazy_tables;

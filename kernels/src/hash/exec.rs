@@ -57,6 +57,7 @@ use crate::kernel::concat::one_batch;
 use crate::kernel::dispatch::with_key_encoding;
 use crate::kernel::emit::{BatchSink, Emitter};
 use crate::kernel::output::OutputLayout;
+use crate::kernel::pairs::{PAIR_CHUNK, PairOutput, PairProbe, PairSlot};
 use crate::kernel::validate::same_types;
 use crate::kernel::{JoinInput, ProbeFeed};
 use crate::keys::{KeyKind, KeySource, key_nulls};
@@ -134,14 +135,22 @@ impl<'a> Prepared<'a> {
 
     /// Runs on the current rayon pool. With a `feed` (broadcast mode only),
     /// the probe side's batches come from it, not from the probe input.
-    pub(crate) fn run(&self, sink: &BatchSink<'_>, feed: Option<&ProbeFeed<'_>>) -> Result<()> {
-        with_key_encoding!(&self.kind, S => self.run_keys::<S>(sink, feed))
+    /// With `pairs`, the matched pairs go to its workers, and `sink` gets
+    /// nothing (an INNER join has no other output).
+    pub(crate) fn run(
+        &self,
+        sink: &BatchSink<'_>,
+        feed: Option<&ProbeFeed<'_>>,
+        pairs: Option<&PairOutput<'_>>,
+    ) -> Result<()> {
+        with_key_encoding!(&self.kind, S => self.run_keys::<S>(sink, feed, pairs))
     }
 
     fn run_keys<S: KeySource>(
         &self,
         sink: &BatchSink<'_>,
         feed: Option<&ProbeFeed<'_>>,
+        pairs: Option<&PairOutput<'_>>,
     ) -> Result<()> {
         let (build, _build_mem) = self.concat(self.build, "the build side")?;
         let n_build = build.num_rows();
@@ -182,9 +191,9 @@ impl<'a> Prepared<'a> {
             nulls: bnulls.as_ref(),
         };
         let (probe_has_null, probe_rows) = if bits == 0 {
-            self.broadcast::<S>(&side, &emitter, feed)?
+            self.broadcast::<S>(&side, &emitter, feed, pairs)?
         } else {
-            let has_null = self.partitioned::<S>(&side, bits, &emitter)?;
+            let has_null = self.partitioned::<S>(&side, bits, &emitter, pairs)?;
             (has_null, self.probe.num_rows())
         };
         // Source: build rows decided by the bitmap.
@@ -281,6 +290,7 @@ impl<'a> Prepared<'a> {
         b: &BuildSide<'_, S>,
         emitter: &Emitter<'_>,
         feed: Option<&ProbeFeed<'_>>,
+        pairs: Option<&PairOutput<'_>>,
     ) -> Result<(bool, usize)> {
         let n_build = b.batch.num_rows();
         let BuiltTable {
@@ -298,20 +308,27 @@ impl<'a> Prepared<'a> {
         // the rows it rules out, while it pays (see `FilterStats`).
         let filter = filter.filter(|_| cand.extra.is_empty());
         let stats = FilterStats::default();
-        let bs = self.join.options.batch_size;
+        // Pairs handed to a consumer come in chunks that stay in L1.
+        let bs = match pairs {
+            Some(_) => PAIR_CHUNK,
+            None => self.join.options.batch_size,
+        };
         let any_null = AtomicBool::new(false);
         let probe_rows = AtomicUsize::new(0);
         let roles = self.roles;
-        let new_scratch = || -> Scratch {
+        let new_scratch = || -> Scratch<'_, '_> {
             (
                 Vec::with_capacity(bs),
                 Vec::with_capacity(bs),
                 Bitmap::default(),
                 Vec::new(),
+                pairs.map(PairOutput::slot),
             )
         };
         // One morsel (at most MORSEL_ROWS rows of one batch).
-        let morsel = |(bi, pi, marks, sel): &mut Scratch, batch: &RecordBatch| -> Result<()> {
+        let morsel = |(bi, pi, marks, sel, slot): &mut Scratch<'_, '_>,
+                      batch: &RecordBatch|
+         -> Result<()> {
             let len = batch.num_rows();
             probe_rows.fetch_add(len, Ordering::Relaxed);
             let cols = key_columns(batch, &self.probe_keys);
@@ -329,15 +346,18 @@ impl<'a> Prepared<'a> {
                 marks.reset(len);
             }
             let same = |p: u32, br: u32| keys.same_key(p as usize, b.keys, br as usize);
-            let run = |input: &ProbeStep<'_>,
-                       bi: &mut Vec<u32>,
-                       pi: &mut Vec<u32>,
-                       marks: &mut Bitmap|
+            let mut run = |input: &ProbeStep<'_>,
+                           bi: &mut Vec<u32>,
+                           pi: &mut Vec<u32>,
+                           marks: &mut Bitmap|
              -> Result<()> {
                 let mut cur = Cursor::default();
                 loop {
                     let done = input(&mut cur, bi, pi);
-                    emitter.pairs(batch, bi, pi, |r| marks.set(r as usize))?;
+                    match slot.as_mut() {
+                        Some(s) => emitter.consume_pairs(PairProbe::Batch(batch), bi, pi, s)?,
+                        None => emitter.pairs(batch, bi, pi, |r| marks.set(r as usize))?,
+                    }
                     if done {
                         return Ok(());
                     }
@@ -563,9 +583,15 @@ impl<'a> Prepared<'a> {
     }
 }
 
-/// A morsel's reused vectors: build rows, probe rows, probe marks, and the
-/// rows the key filter passes.
-type Scratch = (Vec<u32>, Vec<u32>, Bitmap, Vec<u32>);
+/// A morsel's reused vectors: build rows, probe rows, probe marks, the
+/// rows the key filter passes, and the hold on a pair consumer's worker.
+type Scratch<'o, 'a> = (
+    Vec<u32>,
+    Vec<u32>,
+    Bitmap,
+    Vec<u32>,
+    Option<PairSlot<'o, 'a>>,
+);
 
 /// A fed batch must have the probe input's column types.
 fn check_fed(schema: &arrow_schema::SchemaRef, batch: &RecordBatch) -> Result<()> {

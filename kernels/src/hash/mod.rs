@@ -54,9 +54,11 @@ pub(crate) mod table;
 use crate::error::{KernelError, Result};
 use crate::join_type::{JoinSide, JoinType};
 use crate::kernel::join_kernel::options_and_join_type;
+use crate::kernel::pairs::PairOutput;
 use crate::kernel::validate::EquiKeys;
 use crate::kernel::{
-    BatchSink, FedProbe, Join, JoinInput, JoinKernel, JoinOptions, ProbeFeed, Strategy,
+    BatchSink, FedProbe, Join, JoinInput, JoinKernel, JoinOptions, PairJoin, PairSink, ProbeFeed,
+    Strategy,
 };
 
 /// How a [`HashJoin`] spreads its work over threads.
@@ -173,7 +175,7 @@ impl JoinKernel for HashJoin {
 
     fn for_each(&self, left: &JoinInput, right: &JoinInput, sink: &BatchSink<'_>) -> Result<()> {
         let prepared = exec::Prepared::new(self, left, right)?;
-        crate::pool::install(self.options.threads, || prepared.run(sink, None))
+        crate::pool::install(self.options.threads, || prepared.run(sink, None, None))
     }
 
     fn check(&self, left: &JoinInput, right: &JoinInput) -> Result<()> {
@@ -182,6 +184,143 @@ impl JoinKernel for HashJoin {
 
     fn fed(&self) -> Option<&dyn FedProbe> {
         Some(self)
+    }
+
+    fn paired(&self) -> Option<&dyn PairJoin> {
+        (self.join_type == JoinType::Inner).then_some(self as &dyn PairJoin)
+    }
+}
+
+impl HashJoin {
+    /// Whether a fed probe side is probed batch by batch as it comes (the
+    /// broadcast mode, or a build side the partitioned mode leaves whole);
+    /// otherwise it is collected first.
+    fn streams_fed(&self, build: &JoinInput) -> bool {
+        let unpartitioned =
+            self.keys.partitions.is_none() && !self.partitions_build(build.num_rows());
+        self.mode == HashJoinMode::Broadcast || unpartitioned
+    }
+
+    /// Checks that a fed probe input holds no batches.
+    fn check_fed_probe(probe: &JoinInput) -> Result<()> {
+        if probe.batches().is_empty() {
+            return Ok(());
+        }
+        Err(KernelError::InvalidOptions(
+            "the probe input of a fed join must hold no batches: they are pushed by the feed"
+                .into(),
+        ))
+    }
+
+    /// The probe side of `probe`'s schema with every batch `feed` pushes.
+    fn collect_fed(&self, probe: &JoinInput, feed: &ProbeFeed<'_>) -> Result<JoinInput> {
+        let fed = std::sync::Mutex::new(Vec::new());
+        crate::pool::install(self.options.threads, || {
+            feed(&|b| {
+                fed.lock().unwrap_or_else(|e| e.into_inner()).push(b);
+                Ok(())
+            })
+        })?;
+        Ok(JoinInput::new(
+            probe.schema().clone(),
+            fed.into_inner().unwrap_or_else(|e| e.into_inner()),
+        ))
+    }
+}
+
+/// Only for INNER joins ([`JoinKernel::paired`] says so), in both modes:
+/// the pairs of a broadcast (or unpartitioned) join come per probe morsel,
+/// with the probe rows of one batch; those of a partitioned one per
+/// partition, with global rows of the probe side's batches
+/// ([`PairChunk::locate_probe`](crate::PairChunk::locate_probe)). A fed
+/// probe side is probed as it comes when [`FedProbe::for_each_fed`] would,
+/// else collected first.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use arrow_array::{Int64Array, RecordBatch};
+/// use tenon_kernels::{HashJoin, JoinInput, JoinKernel, JoinType, PairChunk, PairSink, PairWorker, Result};
+///
+/// /// Counts pairs per worker, adds them up at the end.
+/// struct Count(AtomicU64);
+/// struct Worker<'a>(&'a Count, u64);
+/// impl PairSink for Count {
+///     fn worker(&self) -> Result<Box<dyn PairWorker + '_>> {
+///         Ok(Box::new(Worker(self, 0)))
+///     }
+/// }
+/// impl PairWorker for Worker<'_> {
+///     fn consume(&mut self, chunk: &PairChunk<'_>) -> Result<()> {
+///         self.1 += chunk.build_rows.len() as u64;
+///         Ok(())
+///     }
+///     fn finish(self: Box<Self>) -> Result<()> {
+///         self.0.0.fetch_add(self.1, Ordering::Relaxed);
+///         Ok(())
+///     }
+/// }
+///
+/// let t = RecordBatch::try_from_iter([("k", Arc::new(Int64Array::from(vec![1, 2, 2])) as _)])
+///     .unwrap();
+/// let join = HashJoin::new(JoinType::Inner, vec![(0, 0)]);
+/// let count = Count(AtomicU64::new(0));
+/// let input = || JoinInput::from_batch(t.clone());
+/// join.paired().unwrap().for_each_pair(&input(), &input(), None, &count).unwrap();
+/// assert_eq!(count.0.into_inner(), 5);
+/// assert!(HashJoin::new(JoinType::Left, vec![(0, 0)]).paired().is_none());
+/// ```
+impl PairJoin for HashJoin {
+    fn build_side(&self) -> JoinSide {
+        self.build_side
+    }
+
+    fn for_each_pair(
+        &self,
+        left: &JoinInput,
+        right: &JoinInput,
+        feed: Option<&ProbeFeed<'_>>,
+        sink: &dyn PairSink,
+    ) -> Result<()> {
+        if self.join_type != JoinType::Inner {
+            return Err(KernelError::InvalidOptions(format!(
+                "a {} join has output besides its pairs: only an INNER join hands its pairs to \
+                 a consumer",
+                self.join_type
+            )));
+        }
+        let out = PairOutput::new(sink);
+        let no_batches = |_: arrow_array::RecordBatch| -> Result<()> {
+            Err(KernelError::Internal(
+                "an output batch from a join run with a pair consumer".into(),
+            ))
+        };
+        let threads = self.options.threads;
+        let (build, probe) = self.sides(left, right);
+        match feed {
+            None => {
+                let prepared = exec::Prepared::new(self, left, right)?;
+                crate::pool::install(threads, || prepared.run(&no_batches, None, Some(&out)))?;
+            }
+            Some(feed) => {
+                Self::check_fed_probe(probe)?;
+                if self.streams_fed(build) {
+                    let prepared = exec::Prepared::new(self, left, right)?;
+                    crate::pool::install(threads, || {
+                        prepared.run(&no_batches, Some(feed), Some(&out))
+                    })?;
+                } else {
+                    let probe = self.collect_fed(probe, feed)?;
+                    let (l, r) = match self.build_side {
+                        JoinSide::Left => (left, &probe),
+                        JoinSide::Right => (&probe, right),
+                    };
+                    let prepared = exec::Prepared::new(self, l, r)?;
+                    crate::pool::install(threads, || prepared.run(&no_batches, None, Some(&out)))?;
+                }
+            }
+        }
+        out.finish()
     }
 }
 
@@ -240,30 +379,13 @@ impl FedProbe for HashJoin {
         sink: &BatchSink<'_>,
     ) -> Result<()> {
         let (build, probe) = self.sides(left, right);
-        if !probe.batches().is_empty() {
-            return Err(KernelError::InvalidOptions(
-                "the probe input of a fed join must hold no batches: they are pushed by the feed"
-                    .into(),
-            ));
-        }
-        let unpartitioned =
-            self.keys.partitions.is_none() && !self.partitions_build(build.num_rows());
+        Self::check_fed_probe(probe)?;
         let threads = self.options.threads;
-        if self.mode == HashJoinMode::Broadcast || unpartitioned {
+        if self.streams_fed(build) {
             let prepared = exec::Prepared::new(self, left, right)?;
-            return crate::pool::install(threads, || prepared.run(sink, Some(feed)));
+            return crate::pool::install(threads, || prepared.run(sink, Some(feed), None));
         }
-        let fed = std::sync::Mutex::new(Vec::new());
-        crate::pool::install(threads, || {
-            feed(&|b| {
-                fed.lock().unwrap_or_else(|e| e.into_inner()).push(b);
-                Ok(())
-            })
-        })?;
-        let probe = JoinInput::new(
-            probe.schema().clone(),
-            fed.into_inner().unwrap_or_else(|e| e.into_inner()),
-        );
+        let probe = self.collect_fed(probe, feed)?;
         match self.build_side {
             JoinSide::Left => self.for_each(left, &probe, sink),
             JoinSide::Right => self.for_each(&probe, right, sink),

@@ -15,6 +15,7 @@ use super::table::JoinTable;
 use crate::bitmap::AtomicBitmap;
 use crate::error::Result;
 use crate::kernel::emit::Emitter;
+use crate::kernel::pairs::{PAIR_CHUNK, PairOutput, PairProbe, PairSlot};
 use crate::keys::{KeySource, key_nulls};
 use crate::rows::BatchList;
 
@@ -26,6 +27,7 @@ impl Prepared<'_> {
         b: &BuildSide<'_, S>,
         bits: u32,
         emitter: &Emitter<'_>,
+        pairs: Option<&PairOutput<'_>>,
     ) -> Result<bool> {
         let mem = &self.join.options.memory;
         // The probe side stays in its batches, addressed by global row;
@@ -103,7 +105,6 @@ impl Prepared<'_> {
             JoinTable::<S::Tag>::bytes_for(&[biggest]) * threads,
         )?;
         let work = PartitionWork {
-            prep: self,
             b,
             bsc: &bsc,
             psc: &psc,
@@ -114,21 +115,33 @@ impl Prepared<'_> {
             emitter,
             marks: marks.as_ref(),
             hot_rows: SPLIT_ROWS.max(2 * n_probe / psc.partitions()),
+            pairs,
+            limit: match pairs {
+                Some(_) => PAIR_CHUNK,
+                None => self.join.options.batch_size,
+            },
         };
         // Tasks: runs of partitions with about equal probe rows.
         let tasks = group_partitions(&psc, threads * 8);
-        tasks
-            .par_iter()
-            .try_for_each_init(Worker::<S::Tag>::default, |w, parts| {
-                work.task(w, parts.clone())
-            })?;
+        tasks.par_iter().try_for_each_init(
+            || (Worker::<S::Tag>::default(), pairs.map(PairOutput::slot)),
+            |(w, slot), parts| work.task(w, slot, parts.clone()),
+        )?;
         // Probe rows with a NULL key never reach a partition.
         if !psc.null_rows.is_empty() {
             let empty = JoinTable::default();
             let input = NullKeys {
                 rows: &psc.null_rows,
             };
-            work.probe_all(&empty, &input, &mut Vec::new(), &mut Vec::new(), true)?;
+            let mut slot = pairs.map(PairOutput::slot);
+            work.probe_all(
+                &empty,
+                &input,
+                &mut Vec::new(),
+                &mut Vec::new(),
+                &mut slot,
+                true,
+            )?;
         }
         // Source: probe rows decided by the bitmap.
         if let Some(m) = &marks {
@@ -170,8 +183,7 @@ struct Worker<T> {
 }
 
 /// What every partition task shares.
-struct PartitionWork<'a, S: KeySource> {
-    prep: &'a Prepared<'a>,
+struct PartitionWork<'a, 'p, S: KeySource> {
     b: &'a BuildSide<'a, S>,
     bsc: &'a Scattered<S::Tag>,
     psc: &'a Scattered<S::Tag>,
@@ -183,13 +195,22 @@ struct PartitionWork<'a, S: KeySource> {
     marks: Option<&'a AtomicBitmap>,
     /// Probe rows above which a partition is hot (see [`SPLIT_ROWS`]).
     hot_rows: usize,
+    /// Where the pairs go instead of output batches, if anywhere.
+    pairs: Option<&'a PairOutput<'p>>,
+    /// Pairs per chunk: the batch size, or [`PAIR_CHUNK`] for a consumer.
+    limit: usize,
 }
 
-impl<S: KeySource> PartitionWork<'_, S> {
+impl<S: KeySource> PartitionWork<'_, '_, S> {
     /// Builds and probes the partitions `parts`, carrying output pairs from
     /// one partition to the next so batches stay full.
-    fn task(&self, w: &mut Worker<S::Tag>, parts: std::ops::Range<usize>) -> Result<()> {
-        let bs = self.prep.join.options.batch_size;
+    fn task(
+        &self,
+        w: &mut Worker<S::Tag>,
+        slot: &mut Option<PairSlot<'_, '_>>,
+        parts: std::ops::Range<usize>,
+    ) -> Result<()> {
+        let bs = self.limit;
         w.build_rows.reserve(bs);
         w.probe_rows.reserve(bs);
         for p in parts {
@@ -222,6 +243,7 @@ impl<S: KeySource> PartitionWork<'_, S> {
                             &input,
                             &mut Vec::with_capacity(bs),
                             &mut Vec::with_capacity(bs),
+                            &mut self.pairs.map(PairOutput::slot),
                             true,
                         )
                     })?;
@@ -235,11 +257,12 @@ impl<S: KeySource> PartitionWork<'_, S> {
                     &input,
                     &mut w.build_rows,
                     &mut w.probe_rows,
+                    slot,
                     false,
                 )?;
             }
         }
-        self.flush(&mut w.build_rows, &mut w.probe_rows)
+        self.flush(&mut w.build_rows, &mut w.probe_rows, slot)
     }
 
     /// Probes every position of `input`; leaves the last partial chunk of
@@ -250,9 +273,10 @@ impl<S: KeySource> PartitionWork<'_, S> {
         input: &P,
         bi: &mut Vec<u32>,
         pi: &mut Vec<u32>,
+        slot: &mut Option<PairSlot<'_, '_>>,
         flush: bool,
     ) -> Result<()> {
-        let bs = self.prep.join.options.batch_size;
+        let bs = self.limit;
         let (pkeys, bkeys, list) = (self.pkeys, self.b.keys, self.probe);
         let same = |p: u32, br: u32| {
             let (batch, row) = list.locate(p as usize);
@@ -262,16 +286,30 @@ impl<S: KeySource> PartitionWork<'_, S> {
         loop {
             let done = probe::<S, _>(table, input, &self.cand, same, &mut cur, bs, bi, pi);
             if !done || bi.len() >= bs {
-                self.flush(bi, pi)?;
+                self.flush(bi, pi, slot)?;
             }
             if done {
                 break;
             }
         }
-        if flush { self.flush(bi, pi) } else { Ok(()) }
+        if flush {
+            self.flush(bi, pi, slot)
+        } else {
+            Ok(())
+        }
     }
 
-    fn flush(&self, bi: &mut Vec<u32>, pi: &mut Vec<u32>) -> Result<()> {
+    fn flush(
+        &self,
+        bi: &mut Vec<u32>,
+        pi: &mut Vec<u32>,
+        slot: &mut Option<PairSlot<'_, '_>>,
+    ) -> Result<()> {
+        if let Some(s) = slot {
+            return self
+                .emitter
+                .consume_pairs(PairProbe::List(self.probe), bi, pi, s);
+        }
         let marks = self.marks;
         self.emitter.pairs(self.probe, bi, pi, |r| {
             if let Some(m) = marks {

@@ -3,7 +3,9 @@
 //! Every chunk of candidate pairs passes through [`Emitter::pairs`]: the
 //! residual filter drops pairs, the survivors mark their build rows
 //! (outer/semi/anti on the build side) and probe rows (on the probe side),
-//! and, for the join types that output pairs, are gathered into a batch.
+//! and, for the join types that output pairs, are gathered into a batch;
+//! or, for a join run with a pair consumer ([`super::pairs`]), handed to
+//! it through [`Emitter::consume_pairs`] without a batch.
 //! Rows that are output alone (unmatched rows of outer joins, semi and anti
 //! results) go through [`Emitter::rows`]: the rows a match bitmap decides
 //! once every pair is known (the *unmatched-rows pass*) through
@@ -15,10 +17,11 @@ use arrow_buffer::ScalarBuffer;
 use rayon::prelude::*;
 
 use super::output::OutputLayout;
+use super::pairs::{PairChunk, PairProbe, PairSlot};
 use crate::bitmap::{AtomicBitmap, Bitmap};
 use crate::error::{KernelError, Result};
 use crate::filter::JoinFilter;
-use crate::join_type::Roles;
+use crate::join_type::{JoinSide, Roles};
 use crate::rows::RowSource;
 
 /// Rows per parallel task of the unmatched-rows pass.
@@ -58,6 +61,43 @@ impl Emitter<'_> {
         if build_rows.is_empty() {
             return Ok(());
         }
+        self.filter_pairs(probe, build_rows, probe_rows)?;
+        if let Some(v) = self.visited {
+            for &b in build_rows.iter() {
+                v.set(b as usize);
+            }
+        }
+        if self.roles.tracks_probe() {
+            for &p in probe_rows.iter() {
+                mark_probe(p);
+            }
+        }
+        if self.roles.emit_pairs && !build_rows.is_empty() {
+            let n = build_rows.len();
+            let b = to_array(build_rows, self.batch_size);
+            let p = to_array(probe_rows, self.batch_size);
+            let batch = if self.build_is_left {
+                self.layout
+                    .gather(Some((self.build, &b)), Some((probe, &p)), n)?
+            } else {
+                self.layout
+                    .gather(Some((probe, &p)), Some((self.build, &b)), n)?
+            };
+            (self.sink)(batch)?;
+        } else {
+            build_rows.clear();
+            probe_rows.clear();
+        }
+        Ok(())
+    }
+
+    /// Drops the pairs the residual filter rejects (none without one).
+    fn filter_pairs(
+        &self,
+        probe: &dyn RowSource,
+        build_rows: &mut Vec<u32>,
+        probe_rows: &mut Vec<u32>,
+    ) -> Result<()> {
         if let Some(f) = self.filter {
             let (b, p) = (
                 to_array(build_rows, self.batch_size),
@@ -94,32 +134,44 @@ impl Emitter<'_> {
                 }
             }
         }
-        if let Some(v) = self.visited {
-            for &b in build_rows.iter() {
-                v.set(b as usize);
-            }
+        Ok(())
+    }
+
+    /// Handles one chunk of candidate pairs of a join whose output is its
+    /// pairs alone (no marks: INNER) by handing the pairs the filter keeps
+    /// to `slot`'s worker instead of gathering a batch. The vectors are
+    /// left empty, their allocations kept.
+    pub(crate) fn consume_pairs(
+        &self,
+        probe: PairProbe<'_>,
+        build_rows: &mut Vec<u32>,
+        probe_rows: &mut Vec<u32>,
+        slot: &mut PairSlot<'_, '_>,
+    ) -> Result<()> {
+        if build_rows.is_empty() {
+            return Ok(());
         }
-        if self.roles.tracks_probe() {
-            for &p in probe_rows.iter() {
-                mark_probe(p);
-            }
+        if self.roles.tracks_build() || self.roles.tracks_probe() || !self.roles.emit_pairs {
+            return Err(KernelError::Internal(
+                "pairs handed to a consumer for a join type with output besides its pairs".into(),
+            ));
         }
-        if self.roles.emit_pairs && !build_rows.is_empty() {
-            let n = build_rows.len();
-            let b = to_array(build_rows, self.batch_size);
-            let p = to_array(probe_rows, self.batch_size);
-            let batch = if self.build_is_left {
-                self.layout
-                    .gather(Some((self.build, &b)), Some((probe, &p)), n)?
-            } else {
-                self.layout
-                    .gather(Some((probe, &p)), Some((self.build, &b)), n)?
-            };
-            (self.sink)(batch)?;
-        } else {
-            build_rows.clear();
-            probe_rows.clear();
+        self.filter_pairs(probe.source(), build_rows, probe_rows)?;
+        if !build_rows.is_empty() {
+            slot.consume(&PairChunk {
+                build: self.build,
+                build_side: if self.build_is_left {
+                    JoinSide::Left
+                } else {
+                    JoinSide::Right
+                },
+                build_rows,
+                probe_rows,
+                probe,
+            })?;
         }
+        build_rows.clear();
+        probe_rows.clear();
         Ok(())
     }
 

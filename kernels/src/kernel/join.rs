@@ -9,6 +9,7 @@ use super::emit::BatchSink;
 use super::input::JoinInput;
 use super::join_kernel::{FedProbe, JoinKernel};
 use super::options::JoinOptions;
+use super::pairs::PairJoin;
 use super::stream::JoinStream;
 use crate::error::Result;
 use crate::join_type::JoinType;
@@ -134,6 +135,10 @@ impl JoinKernel for Join {
 
     fn fed(&self) -> Option<&dyn FedProbe> {
         self.0.fed()
+    }
+
+    fn paired(&self) -> Option<&dyn PairJoin> {
+        self.0.paired()
     }
 
     fn range_conditions(&self) -> &[crate::condition::RangeCondition] {

@@ -10,6 +10,7 @@ use super::emit::BatchSink;
 use super::input::JoinInput;
 use super::join::{Join, Strategy};
 use super::options::JoinOptions;
+use super::pairs::PairJoin;
 use super::stream::{JoinStream, collect_batches};
 use crate::error::Result;
 use crate::filter::JoinFilter;
@@ -25,7 +26,8 @@ use crate::memory::MemoryBudget;
 /// [`for_each`](Self::for_each), which runs the join and pushes its output
 /// into a sink; it overrides [`check`](Self::check) to report bad options
 /// before [`execute`](Self::execute) starts threads, and
-/// [`fed`](Self::fed) when it can take its probe side batch by batch. The
+/// [`fed`](Self::fed) when it can take its probe side batch by batch, and
+/// [`paired`](Self::paired) when it can hand its pairs to a consumer. The
 /// rest is provided: the builder methods of the shared options,
 /// [`output_schema`](Self::output_schema), [`execute`](Self::execute) (a
 /// stream of batches) and [`collect`](Self::collect). The kernel must be
@@ -57,8 +59,10 @@ use crate::memory::MemoryBudget;
 ///         .sum();
 ///     assert_eq!(streamed, 5);
 /// }
-/// // Only the hash join takes its probe side batch by batch.
+/// // Only the hash join takes its probe side batch by batch, and hands
+/// // its pairs to a consumer (an INNER join's).
 /// assert!(hash.fed().is_some() && merge.fed().is_none());
+/// assert!(hash.paired().is_some() && merge.paired().is_none());
 /// ```
 pub trait JoinKernel: CloneKernel + std::fmt::Debug + Send + Sync {
     /// The options shared by every kernel.
@@ -103,6 +107,13 @@ pub trait JoinKernel: CloneKernel + std::fmt::Debug + Send + Sync {
     /// The capability of taking the probe side batch by batch, if the
     /// kernel has it (see [`FedProbe`]). The default: it has not.
     fn fed(&self) -> Option<&dyn FedProbe> {
+        None
+    }
+
+    /// The capability of handing matched pairs to a consumer instead of
+    /// gathering output batches, if the kernel has it for its join type
+    /// (see [`PairJoin`]). The default: it has not.
+    fn paired(&self) -> Option<&dyn PairJoin> {
         None
     }
 

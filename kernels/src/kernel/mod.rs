@@ -8,7 +8,9 @@
 //! * [`JoinKernel`] (`join_kernel`): the trait every kernel implements
 //!   (`for_each` and its options; `execute`, `collect`, `output_schema` and
 //!   the builder methods are provided), and the optional [`FedProbe`]
-//!   capability of taking the probe side batch by batch. [`Join`] (`join`)
+//!   capability of taking the probe side batch by batch, and the optional
+//!   [`PairJoin`] capability (`pairs`) of handing matched pairs to a
+//!   [`PairSink`] instead of output batches. [`Join`] (`join`)
 //!   holds any kernel, [`Strategy`] names them.
 //! * [`BatchSink`] and the emitter (`emit`): candidate pairs to join-type
 //!   bookkeeping (filter, match bitmaps) to output batches, and the
@@ -29,6 +31,7 @@ pub(crate) mod join;
 pub(crate) mod join_kernel;
 pub(crate) mod options;
 pub(crate) mod output;
+pub(crate) mod pairs;
 pub(crate) mod stream;
 pub(crate) mod validate;
 
@@ -39,4 +42,5 @@ pub use join::{Join, Strategy};
 pub use join_kernel::{CloneKernel, FedProbe, JoinKernel, ProbeFeed};
 pub use options::JoinOptions;
 pub use output::join_schema;
+pub use pairs::{PairChunk, PairJoin, PairSink, PairWorker};
 pub use stream::JoinStream;

@@ -54,6 +54,7 @@ use crate::kernels::{MemoryBudget, MemoryReservation, batch_bytes};
 use combine::{Finished, Partial, combine};
 use groups::GroupTable;
 use spec::AggSpec;
+pub(crate) use spec::{ColumnCall, Func};
 
 /// Fewest rows worth a chunk (a worker's share) of their own. Small in
 /// debug builds so that tests on small inputs go through the parallel
@@ -263,6 +264,43 @@ impl HashAggregate {
             schema: schema.inner().clone(),
             distinct: true,
         })
+    }
+
+    /// Every aggregate call as a [`ColumnCall`], for an aggregation
+    /// without GROUP BY whose calls all are; `None` otherwise.
+    pub(crate) fn column_calls(&self) -> Option<Vec<ColumnCall>> {
+        if self.distinct || !self.groups.is_empty() {
+            return None;
+        }
+        self.aggs.iter().map(AggSpec::column_call).collect()
+    }
+
+    /// The one output row of an aggregation without GROUP BY from partial
+    /// states computed elsewhere: `partials[p][a]` is partial `p`'s state of
+    /// aggregate `a`, one row in the layout [`accumulate::Accumulator::state`]
+    /// gives (count: Int64; sum: the `produces` type, NULL for no value;
+    /// avg: that sum and an Int64 count; min / max: the `input` type, NULL
+    /// for no value). The states are merged and finished by each call's own
+    /// accumulator, so results, types and overflow errors are this
+    /// aggregate's.
+    ///
+    /// # Errors
+    ///
+    /// As [`HashAggregate::run`]; a state of the wrong shape.
+    pub(crate) fn merge_states(&self, partials: &[Vec<Vec<ArrayRef>>]) -> Result<RecordBatch> {
+        let mut columns = Vec::with_capacity(self.aggs.len());
+        for (a, spec) in self.aggs.iter().enumerate() {
+            let mut acc = spec.accumulator()?;
+            for p in partials {
+                let state = p.get(a).ok_or_else(|| {
+                    ExecError::Unsupported(format!("internal: no partial state of `{}`", spec.name))
+                })?;
+                acc.merge_rows(&[0], state, 1)?;
+            }
+            columns.push(spec.finish(acc.finish(1)?)?);
+        }
+        RecordBatch::try_new(self.schema.clone(), columns)
+            .map_err(|e| ExecError::arrow("aggregate (output batch)", e))
     }
 
     /// The output schema (the logical node's).

@@ -6,11 +6,13 @@
 //! JoinPlan (choose) ──lower──► PhysicalPlan (operators, Arrow schemas)
 //!     ──execute──► pipelines: scan → filter → project ─┐ streaming, fused
 //!                  breakers: join inputs, aggregate, sort, limit
+//!                  (an aggregate over an INNER join: fused into it, join_aggregate)
 //! ```
 
 mod adapt;
 mod aggregate;
 mod error;
+mod join_aggregate;
 mod join_run;
 mod limit;
 mod lower;
@@ -22,6 +24,7 @@ mod source;
 
 pub use aggregate::{AggregateSink, HashAggregate};
 pub use error::{ExecError, Result};
+pub use join_aggregate::JoinAggregate;
 pub use lower::lower;
 pub use plan::{Operator, OperatorMetrics, PhysicalPlan};
 pub use run::{Sink, collect, execute};

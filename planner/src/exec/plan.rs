@@ -9,7 +9,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
 use crate::choose::JoinChoice;
-use crate::exec::{HashAggregate, SortExec};
+use crate::exec::{HashAggregate, JoinAggregate, SortExec};
 use crate::expr::PhysicalExpr;
 use crate::kernels::{Join, JoinKernel, MemoryBudget};
 
@@ -19,7 +19,8 @@ use crate::kernels::{Join, JoinKernel, MemoryBudget};
 /// batch: [`Operator::Scan`], [`Operator::Filter`], [`Operator::Project`],
 /// [`Operator::Limit`], which also stops its input once satisfied, and the
 /// probe side of a join) or *pipeline breakers* (they need all of an input
-/// first: a join's inputs, [`Operator::Aggregate`], [`Operator::Sort`]; a
+/// first: a join's inputs, [`Operator::Aggregate`] (and
+/// [`Operator::JoinAggregate`], which runs its join), [`Operator::Sort`]; a
 /// sort with a fetch keeps only about `fetch` rows of it). The executor fuses each run of
 /// streaming operators into the pipeline that feeds the next breaker.
 #[derive(Debug)]
@@ -78,6 +79,15 @@ pub enum Operator {
         input: Box<PhysicalPlan>,
         /// The compiled aggregation.
         aggregate: Box<HashAggregate>,
+    },
+    /// An aggregate without GROUP BY fused into the INNER join that is its
+    /// input: the join runs with a pair consumer that aggregates as it
+    /// probes, without output batches (see [`JoinAggregate`]).
+    JoinAggregate {
+        /// The join ([`Operator::Join`]) whose pairs are aggregated.
+        input: Box<PhysicalPlan>,
+        /// The fused aggregation.
+        aggregate: Box<JoinAggregate>,
     },
     /// ORDER BY, with an optional row limit (top-k).
     Sort {
@@ -201,6 +211,7 @@ impl PhysicalPlan {
             Operator::Filter { input, .. }
             | Operator::Project { input, .. }
             | Operator::Aggregate { input, .. }
+            | Operator::JoinAggregate { input, .. }
             | Operator::Sort { input, .. }
             | Operator::Limit { input, .. } => vec![input],
             Operator::Join { left, right, .. } | Operator::SetOperation { left, right, .. } => {
@@ -289,6 +300,7 @@ impl PhysicalPlan {
                 s
             }
             Operator::Aggregate { aggregate, .. } => aggregate.describe(),
+            Operator::JoinAggregate { aggregate, .. } => aggregate.describe(),
             Operator::Sort { sort, .. } => sort.describe(),
             Operator::Limit { skip, fetch, .. } => match fetch {
                 Some(n) => format!("Limit: skip={skip} fetch={n}"),

@@ -278,6 +278,7 @@ impl Run<'_> {
                 out(batch)
             }),
             Operator::Join { .. } => self.join(plan, sink),
+            Operator::JoinAggregate { .. } => self.join_aggregate(plan, sink),
             Operator::Aggregate { input, aggregate } => {
                 // Fused: the input pipeline's threads aggregate as they go.
                 let sink = aggregate.sink(self.budget)?;

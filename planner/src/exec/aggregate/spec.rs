@@ -41,12 +41,36 @@ const SUPPORTED: &str = "tenon runs count(*), count(x), sum, min, max and avg (a
 
 /// The aggregate functions tenon runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Func {
+pub(crate) enum Func {
+    /// `count(*)`, `count(x)`.
     Count,
+    /// `sum(x)`.
     Sum,
+    /// `avg(x)`.
     Avg,
+    /// `min(x)`.
     Min,
+    /// `max(x)`.
     Max,
+}
+
+/// An aggregate call that reads one input column as it is (or no column:
+/// `count(*)`), without DISTINCT or FILTER, for an operator that
+/// accumulates it itself and hands the state back to the call's own
+/// accumulator ([`HashAggregate::merge_states`](crate::exec::HashAggregate)).
+#[derive(Debug, Clone)]
+pub(crate) struct ColumnCall {
+    /// The call's text (its output column's name).
+    pub name: Arc<str>,
+    /// The function.
+    pub func: Func,
+    /// The input column (`None`: `count(*)`).
+    pub column: Option<usize>,
+    /// The type the column's values are cast to before they are
+    /// accumulated (see the module docs' table).
+    pub input: DataType,
+    /// The type of the state the accumulator produces (a sum's type).
+    pub produces: DataType,
 }
 
 /// One compiled aggregate call.
@@ -183,6 +207,24 @@ impl AggSpec {
             // min and max are the same over distinct values
             distinct: params.distinct && matches!(func, Func::Count | Func::Sum | Func::Avg),
             filter,
+        })
+    }
+
+    /// The call as a [`ColumnCall`], when it is one.
+    pub(super) fn column_call(&self) -> Option<ColumnCall> {
+        if self.distinct || self.filter.is_some() {
+            return None;
+        }
+        let column = match &self.arg {
+            None => None,
+            Some(a) => Some(a.as_column()?),
+        };
+        Some(ColumnCall {
+            name: Arc::clone(&self.name),
+            func: self.func,
+            column,
+            input: self.input.clone(),
+            produces: self.produces.clone(),
         })
     }
 

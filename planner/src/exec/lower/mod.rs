@@ -198,11 +198,12 @@ impl Lowering<'_> {
                 let child = self.child(&agg.input, &aggregate.columns())?;
                 let pos = child.positions(agg.input.schema().fields().len());
                 aggregate.remap_columns(&|i| pos[i]);
-                Ok(aggregated(
-                    child,
-                    aggregate,
-                    (0..agg.schema.fields().len()).collect(),
-                ))
+                let mut out =
+                    aggregated(child, aggregate, (0..agg.schema.fields().len()).collect());
+                if self.config.fused_aggregate {
+                    out.plan = crate::exec::join_aggregate::fuse(out.plan);
+                }
+                Ok(out)
             }
             LogicalPlan::Distinct(Distinct::All(input)) => {
                 let mut aggregate = HashAggregate::distinct(input.schema())?;
