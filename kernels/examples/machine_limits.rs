@@ -159,7 +159,7 @@ fn main() {
         let (plain, pre) = probes(keys);
         println!(
             "random probe, {keys} keys ({} KiB table): {plain:.2} ns/probe plain, {pre:.2} ns/probe prefetched",
-            (2 * keys).next_power_of_two() * 16 >> 10
+            ((2 * keys).next_power_of_two() * 16) >> 10
         );
     }
     println!("sequential read: {:.1} GB/s", bandwidth());
