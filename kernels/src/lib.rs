@@ -37,6 +37,12 @@
 //! struct holding its own settings and a [`JoinOptions`], one
 //! `impl JoinKernel`, `impl From<NewJoin> for Join`, and a re-export here.
 //!
+//! **The CPU**: the hot loops of the hash join (hashing, probing, the key
+//! filter, partitioning) are compiled for the baseline x86-64 and for
+//! x86-64-v3 and -v4, and run at the best level the CPU has, found at run
+//! time ([`cpu_level`]); the environment variable `TENON_CPU=baseline`
+//! (or `x86-64-v3`) caps it. One binary runs on any x86-64 CPU.
+//!
 //! Every public item is imported from the crate root
 //! (`tenon_kernels::HashJoin`); the modules are private.
 #![deny(missing_docs)]
@@ -44,6 +50,7 @@
 mod asof;
 mod bitmap;
 mod condition;
+mod cpu;
 mod error;
 mod filter;
 mod hash;
@@ -59,6 +66,7 @@ mod rows;
 
 pub use asof::{AsofJoin, AsofMode, FilterTiming};
 pub use condition::{CmpOp, RangeCondition, ordered_values, range_type_supported};
+pub use cpu::cpu_level;
 pub use error::{KernelError, Result};
 pub use filter::JoinFilter;
 pub use hash::{HashJoin, HashJoinMode};

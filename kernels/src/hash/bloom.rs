@@ -76,12 +76,8 @@ impl KeyFilter {
             .par_chunks_mut(per_part)
             .enumerate()
             .for_each(|(p, slice)| {
-                let base = p * per_part;
-                for &t in &sc.tags[sc.range(p)] {
-                    let h = S::hash(t);
-                    let w = word_of(h, shift) - base;
-                    slice[w] |= mask(h);
-                }
+                let tags = &sc.tags[sc.range(p)];
+                crate::cpu::dispatch!(set_bits::<S>(slice, p * per_part, shift, tags))
             });
         KeyFilter { words, shift }
     }
@@ -135,6 +131,17 @@ impl FilterStats {
         use std::sync::atomic::Ordering::Relaxed;
         self.tested.fetch_add(tested, Relaxed);
         self.passed.fetch_add(passed, Relaxed);
+    }
+}
+
+/// Sets the bits of `tags` in `slice`, the filter's words from `base` on.
+/// Compiled per instruction-set level (see `crate::cpu`).
+#[inline(always)]
+fn set_bits<S: KeySource>(slice: &mut [u64], base: usize, shift: u32, tags: &[S::Tag]) {
+    for &t in tags {
+        let h = S::hash(t);
+        let w = word_of(h, shift) - base;
+        slice[w] |= mask(h);
     }
 }
 

@@ -204,11 +204,28 @@ impl KeyBits {
 /// Probes a direct index from `cur` on, appending (build row, probe row)
 /// pairs until `limit` pairs are held or the input ends; `true` when the
 /// input is done. The probe positions' tags are keys (`word` reads one).
+/// Compiled for the CPU's instruction-set level (see `crate::cpu`).
 #[inline]
 pub(crate) fn probe_direct<T: Copy, P: ProbeKeys<T>>(
     index: &DirectIndex,
     input: &P,
     word: impl Fn(T) -> u64,
+    cur: &mut Cursor,
+    limit: usize,
+    build_rows: &mut Vec<u32>,
+    probe_rows: &mut Vec<u32>,
+) -> bool {
+    crate::cpu::dispatch!(probe_direct_loop(
+        index, input, &word, cur, limit, build_rows, probe_rows
+    ))
+}
+
+/// [`probe_direct`] at one instruction-set level.
+#[inline(always)]
+fn probe_direct_loop<T: Copy, P: ProbeKeys<T>>(
+    index: &DirectIndex,
+    input: &P,
+    word: &impl Fn(T) -> u64,
     cur: &mut Cursor,
     limit: usize,
     build_rows: &mut Vec<u32>,

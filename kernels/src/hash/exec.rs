@@ -47,7 +47,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use super::bloom::{FILTER_MIN_ROWS, FilterStats, KeyFilter};
 use super::dense::{DirectIndex, KeyBits, KeyRange, probe_direct};
 use super::partition::{scatter, scatter_bytes};
-use super::probe::{Candidates, Cursor, MorselKeys, ProbeKeys, Selected, probe};
+use super::probe::{Candidates, Cursor, MorselKeys, Selected, probe, select};
 use super::table::JoinTable;
 use super::{HashJoin, HashJoinMode};
 use crate::bitmap::{AtomicBitmap, Bitmap};
@@ -374,16 +374,7 @@ impl<'a> Prepared<'a> {
             } else {
                 match filter.as_ref().filter(|_| stats.worth_it()) {
                     Some(f) => {
-                        sel.clear();
-                        for i in 0..len {
-                            let pass = match input.get(i).0 {
-                                None => true,
-                                Some(t) => f.may_contain::<S>(t),
-                            };
-                            if pass {
-                                sel.push(i as u32);
-                            }
-                        }
+                        select(&input, |t| f.may_contain::<S>(t), sel);
                         stats.record(len, sel.len());
                         let input = Selected {
                             inner: &input,

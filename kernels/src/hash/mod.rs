@@ -18,6 +18,17 @@
 //! afterwards; both bound every output batch to `batch_size` rows, so a
 //! many-to-many join streams.
 //!
+//! # The CPU
+//!
+//! The hot loops (the probe, the direct-index probe, the key filter's
+//! selection and build, the partitioner's sink and scatter) are compiled
+//! for the baseline x86-64 and for x86-64-v3 and -v4, and run at the best
+//! level the CPU has (`crate::cpu`; `TENON_CPU=baseline` forces the
+//! baseline copy). The tight-loop limits a probe is compared with (a
+//! dependent read inside L2, independent probes into tables of 1K, 1M and
+//! 16M keys, sequential bandwidth) are measured by
+//! `cargo run --release -p tenon-kernels --example machine_limits`.
+//!
 //! # Examples
 //!
 //! ```
@@ -44,6 +55,8 @@
 //! ```
 
 mod bloom;
+#[cfg(test)]
+mod cpu_levels;
 mod dense;
 pub(crate) mod exec;
 pub(crate) mod partition;

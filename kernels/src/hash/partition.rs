@@ -132,55 +132,10 @@ pub(crate) fn scatter_batches<S: KeySource>(
         })
         .collect();
 
-    // Sink: histograms and NULL rows per chunk. Fixed-width tags are the
-    // keys themselves, cheap to read again in the scatter; byte keys' tags
-    // are hashes, kept here so that each string is hashed once.
-    let keep_tags = S::VERIFY;
-    struct Sunk<T> {
-        tags: Vec<T>,
-        /// Each kept row's partition, so the scatter does not hash again.
-        pids: Vec<u16>,
-        /// With a filter: the kept rows (local), ascending.
-        sel: Vec<u32>,
-        hist: Vec<usize>,
-        nulls: Vec<u32>,
-    }
+    // Sink: histograms and NULL rows per chunk.
     let sunk: Vec<Sunk<S::Tag>> = chunks
         .par_iter()
-        .map(|c| {
-            let mut hist = vec![0usize; parts];
-            let mut tags = Vec::with_capacity(if keep_tags { c.range.len() } else { 0 });
-            let mut null_list = Vec::new();
-            let mut pids = Vec::with_capacity(c.range.len());
-            let mut sel = Vec::new();
-            for i in c.range.clone() {
-                if c.nulls.is_some_and(|v| v.is_null(i)) {
-                    null_list.push((c.base + i) as u32);
-                    continue;
-                }
-                let t = c.keys.tag(i);
-                let h = S::hash(t);
-                if let Some(f) = keep {
-                    if !f.may_contain(h) {
-                        continue;
-                    }
-                    sel.push(i as u32);
-                }
-                let p = partition_of(h, bits);
-                hist[p] += 1;
-                pids.push(p as u16);
-                if keep_tags {
-                    tags.push(t);
-                }
-            }
-            Sunk {
-                tags,
-                pids,
-                sel,
-                hist,
-                nulls: null_list,
-            }
-        })
+        .map(|c| crate::cpu::dispatch!(sink(c, bits, keep)))
         .collect();
 
     // Combine: each chunk's start position in each partition.
@@ -207,31 +162,14 @@ pub(crate) fn scatter_batches<S: KeySource>(
         .zip(starts.into_par_iter())
         .for_each(|((s, c), mut pos)| {
             let (tag_out, row_out) = (&tag_out, &row_out);
-            let mut kept = s.tags.iter();
-            let mut pid = s.pids.iter();
-            let mut write = |i: usize| {
-                let t = match kept.next() {
-                    Some(&t) => t,
-                    None => c.keys.tag(i),
-                };
-                let p = pid.next().map_or(0, |&p| p as usize);
-                // SAFETY: `pos[p]` stays inside this chunk's own range of
-                // partition p (its histogram count), which is inside
-                // `0..total`, the capacity of both vectors.
-                unsafe {
-                    tag_out.0.add(pos[p]).write(t);
-                    row_out.0.add(pos[p]).write((c.base + i) as u32);
-                }
-                pos[p] += 1;
-            };
-            if keep.is_some() {
-                s.sel.iter().for_each(|&i| write(i as usize));
-            } else {
-                c.range
-                    .clone()
-                    .filter(|&i| !c.nulls.is_some_and(|v| v.is_null(i)))
-                    .for_each(write);
-            }
+            crate::cpu::dispatch!(write_chunk(
+                s,
+                c,
+                keep.is_some(),
+                &mut pos,
+                tag_out,
+                row_out
+            ))
         });
     // SAFETY: every position in 0..total was written exactly once: the
     // histograms count every kept row and the ranges tile 0..total.
@@ -245,6 +183,98 @@ pub(crate) fn scatter_batches<S: KeySource>(
         rows,
         offsets,
         null_rows,
+    }
+}
+
+/// What the sink phase keeps of one chunk.
+struct Sunk<T> {
+    /// Byte keys' tags (hashes), so that each string is hashed once.
+    tags: Vec<T>,
+    /// Each kept row's partition, so the scatter does not hash again.
+    pids: Vec<u16>,
+    /// With a filter: the kept rows (local), ascending.
+    sel: Vec<u32>,
+    hist: Vec<usize>,
+    nulls: Vec<u32>,
+}
+
+/// The sink phase of one chunk: its tags' partitions and histogram, and
+/// its NULL rows. Fixed-width tags are the keys themselves, cheap to read
+/// again in the scatter; byte keys' tags are hashes, kept here so that each
+/// string is hashed once. Compiled per instruction-set level (see
+/// `crate::cpu`).
+#[inline(always)]
+fn sink<S: KeySource>(c: &Chunk<'_, S>, bits: u32, keep: Option<&KeyFilter>) -> Sunk<S::Tag> {
+    let keep_tags = S::VERIFY;
+    let mut hist = vec![0usize; 1 << bits];
+    let mut tags = Vec::with_capacity(if keep_tags { c.range.len() } else { 0 });
+    let mut null_list = Vec::new();
+    let mut pids = Vec::with_capacity(c.range.len());
+    let mut sel = Vec::new();
+    for i in c.range.clone() {
+        if c.nulls.is_some_and(|v| v.is_null(i)) {
+            null_list.push((c.base + i) as u32);
+            continue;
+        }
+        let t = c.keys.tag(i);
+        let h = S::hash(t);
+        if let Some(f) = keep {
+            if !f.may_contain(h) {
+                continue;
+            }
+            sel.push(i as u32);
+        }
+        let p = partition_of(h, bits);
+        hist[p] += 1;
+        pids.push(p as u16);
+        if keep_tags {
+            tags.push(t);
+        }
+    }
+    Sunk {
+        tags,
+        pids,
+        sel,
+        hist,
+        nulls: null_list,
+    }
+}
+
+/// The scatter phase of one chunk: copies its kept rows' `(tag, row)` to
+/// `pos[partition]` (advancing it). Compiled per instruction-set level.
+#[inline(always)]
+fn write_chunk<S: KeySource>(
+    s: &Sunk<S::Tag>,
+    c: &Chunk<'_, S>,
+    filtered: bool,
+    pos: &mut [usize],
+    tag_out: &Out<S::Tag>,
+    row_out: &Out<u32>,
+) {
+    let mut kept = s.tags.iter();
+    let mut pid = s.pids.iter();
+    let mut write = |i: usize| {
+        let t = match kept.next() {
+            Some(&t) => t,
+            None => c.keys.tag(i),
+        };
+        let p = pid.next().map_or(0, |&p| p as usize);
+        // SAFETY: `pos[p]` stays inside this chunk's own range of
+        // partition p (its histogram count), which is inside
+        // `0..total`, the capacity of both vectors.
+        unsafe {
+            tag_out.0.add(pos[p]).write(t);
+            row_out.0.add(pos[p]).write((c.base + i) as u32);
+        }
+        pos[p] += 1;
+    };
+    if filtered {
+        s.sel.iter().for_each(|&i| write(i as usize));
+    } else {
+        c.range
+            .clone()
+            .filter(|&i| !c.nulls.is_some_and(|v| v.is_null(i)))
+            .for_each(write);
     }
 }
 

@@ -80,6 +80,25 @@ impl<T, P: ProbeKeys<T>> ProbeKeys<T> for Selected<'_, P> {
     }
 }
 
+/// Sets `sel` to the positions of `input` whose key `pass` lets through,
+/// and those with a NULL key (a key filter cannot rule them out: the
+/// candidate rules decide). Compiled for the CPU's instruction-set level
+/// (see `crate::cpu`).
+#[inline]
+pub(crate) fn select<T, P: ProbeKeys<T>>(input: &P, pass: impl Fn(T) -> bool, sel: &mut Vec<u32>) {
+    #[inline(always)]
+    fn select_loop<T, P: ProbeKeys<T>>(input: &P, pass: &impl Fn(T) -> bool, sel: &mut Vec<u32>) {
+        sel.clear();
+        sel.reserve(input.len());
+        for i in 0..input.len() {
+            if input.get(i).0.is_none_or(pass) {
+                sel.push(i as u32);
+            }
+        }
+    }
+    crate::cpu::dispatch!(select_loop(input, &pass, sel))
+}
+
 /// A partition of scattered probe keys.
 pub(crate) struct PartKeys<'a, T> {
     pub tags: &'a [T],
@@ -116,6 +135,8 @@ impl<T> ProbeKeys<T> for NullKeys<'_> {
 /// input is done.
 ///
 /// `same(probe_row, build_row)` confirms a tag match for byte keys.
+///
+/// Compiled for the CPU's instruction-set level (see `crate::cpu`).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn probe<S: KeySource, P: ProbeKeys<S::Tag>>(
@@ -123,6 +144,24 @@ pub(crate) fn probe<S: KeySource, P: ProbeKeys<S::Tag>>(
     input: &P,
     cand: &Candidates<'_>,
     same: impl Fn(u32, u32) -> bool,
+    cur: &mut Cursor,
+    limit: usize,
+    build_rows: &mut Vec<u32>,
+    probe_rows: &mut Vec<u32>,
+) -> bool {
+    crate::cpu::dispatch!(probe_loop::<S, P>(
+        table, input, cand, &same, cur, limit, build_rows, probe_rows
+    ))
+}
+
+/// [`probe`] at one instruction-set level.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn probe_loop<S: KeySource, P: ProbeKeys<S::Tag>>(
+    table: &JoinTable<S::Tag>,
+    input: &P,
+    cand: &Candidates<'_>,
+    same: &impl Fn(u32, u32) -> bool,
     cur: &mut Cursor,
     limit: usize,
     build_rows: &mut Vec<u32>,
@@ -194,11 +233,11 @@ pub(crate) fn probe<S: KeySource, P: ProbeKeys<S::Tag>>(
 /// the output and the loop needs no per-candidate bookkeeping. With
 /// `PREFETCH`, rows go in blocks whose home slots are prefetched first.
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn probe_unique<S: KeySource, P: ProbeKeys<S::Tag>, const PREFETCH: bool>(
     table: &JoinTable<S::Tag>,
     input: &P,
-    same: impl Fn(u32, u32) -> bool,
+    same: &impl Fn(u32, u32) -> bool,
     cur: &mut Cursor,
     limit: usize,
     build_rows: &mut Vec<u32>,
