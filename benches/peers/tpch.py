@@ -23,6 +23,8 @@ Usage (pip install duckdb datafusion pyarrow):
     cargo run --release -- gen tpch --scale 1 --out /tmp/tpch1
     python3 benches/peers/tpch.py --data /tmp/tpch1 --scale 1 --threads 2
     python3 benches/peers/tpch.py --data /tmp/tpch1 --scale 1 --query 5 --engine tenon
+    python3 benches/peers/tpch.py --data /tmp/tpch1 --scale 1 --engine tenon \
+        --tenon-arg=--set --tenon-arg=runtime_filters=false
 """
 
 import argparse
@@ -59,7 +61,7 @@ def run_tenon(args, queries):
     out = {}
     for n, sql in queries:
         cmd = [str(binary), "query", "--threads", str(args.threads), "--runs",
-               str(args.runs), "--timing", "--format", "csv"] + tables + [sql]
+               str(args.runs), "--timing", "--format", "csv"] + tables + args.tenon_arg + [sql]
         r = subprocess.run(cmd, capture_output=True, text=True)
         m = re.search(r"elapsed_ms=([0-9.]+) rows=(\d+) reads_files=false", r.stderr)
         if r.returncode != 0 or not m:
@@ -110,6 +112,9 @@ def main():
     p.add_argument("--query", type=int, action="append", help="query number (repeatable)")
     p.add_argument("--engine", action="append", choices=ENGINES)
     p.add_argument("--json", help="write the results there")
+    p.add_argument("--tenon-arg", action="append", default=[],
+                   help="an extra argument of `tenon query` (repeatable), e.g. "
+                        "--tenon-arg=--set --tenon-arg=runtime_filters=false")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     numbers = args.query or list(range(1, 23))

@@ -73,12 +73,18 @@ pub struct Config {
     /// files, join inputs and tables, GROUP BY groups, sort buffers, ...);
     /// `None`: unlimited.
     pub memory_limit: Option<u64>,
+    /// Runtime join filters: a hash join's complete build side gives the
+    /// scans (and other operators) below its probe side a filter over its
+    /// keys, so rows without a match are dropped before any other work
+    /// (`exec::runtime_filter`). On by default; off to compare.
+    pub runtime_filters: bool,
 }
 
 impl Default for Config {
     /// 0 threads (all cores), batches of 8192 rows, the broadcast
     /// threshold [`DEFAULT_BROADCAST_THRESHOLD`] (see there for the figures
-    /// behind it), lenient hints, nothing disabled, no memory limit.
+    /// behind it), lenient hints, nothing disabled, no memory limit,
+    /// runtime filters on.
     fn default() -> Self {
         Config {
             threads: 0,
@@ -87,19 +93,21 @@ impl Default for Config {
             hint_mode: HintMode::Lenient,
             disabled_strategies: Vec::new(),
             memory_limit: None,
+            runtime_filters: true,
         }
     }
 }
 
 impl Config {
     /// The keys [`Config::set`] accepts.
-    pub const KEYS: [&'static str; 6] = [
+    pub const KEYS: [&'static str; 7] = [
         "broadcast_threshold",
         "hint_mode",
         "disabled_strategies",
         "memory_limit",
         "threads",
         "batch_size",
+        "runtime_filters",
     ];
 
     /// Applies one `KEY=VALUE` pair.
@@ -184,6 +192,13 @@ impl Config {
                 })?;
                 check_batch_size(n).map_err(|w| bad("batch_size", &w))?;
                 self.batch_size = n;
+            }
+            "runtime_filters" => {
+                self.runtime_filters = match v.to_ascii_lowercase().as_str() {
+                    "true" | "on" | "1" => true,
+                    "false" | "off" | "0" => false,
+                    _ => return Err(bad("runtime_filters", "expected true or false")),
+                }
             }
             _ => {
                 return Err(ConfigError::UnknownKey {
@@ -375,5 +390,12 @@ mod tests {
         assert!(c.disabled_strategies.is_empty());
         c.set_pair("memory_limit=unlimited").unwrap();
         assert_eq!(c.memory_limit, None);
+        assert!(c.runtime_filters);
+        c.set_pair("runtime_filters=false").unwrap();
+        assert!(!c.runtime_filters);
+        c.set_pair("Runtime_Filters=ON").unwrap();
+        assert!(c.runtime_filters);
+        let e = c.set("runtime_filters", "maybe").unwrap_err().to_string();
+        assert!(e.contains("true or false"), "{e}");
     }
 }

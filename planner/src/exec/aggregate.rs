@@ -265,6 +265,13 @@ impl HashAggregate {
         })
     }
 
+    /// The input column that group key `i` (output column `i`) is, when
+    /// it is a plain column: a runtime filter on that output column is one
+    /// on the input column (`exec::runtime_filter`).
+    pub fn group_column(&self, i: usize) -> Option<usize> {
+        self.groups.get(i)?.as_column()
+    }
+
     /// The output schema (the logical node's).
     pub fn schema(&self) -> &SchemaRef {
         &self.schema

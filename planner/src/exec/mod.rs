@@ -7,6 +7,9 @@
 //!     ──execute──► pipelines: scan → filter → project ─┐ streaming, fused
 //!                  breakers: join inputs, aggregate, sort, limit
 //! ```
+//!
+//! A hash join's complete build side gives the operators below its probe
+//! side a filter over its keys ([`runtime_filter`]).
 
 mod adapt;
 mod aggregate;
@@ -16,6 +19,7 @@ mod limit;
 mod lower;
 mod plan;
 mod run;
+mod runtime_filter;
 mod set_op;
 mod sort;
 mod source;
@@ -25,5 +29,8 @@ pub use error::{ExecError, Result};
 pub use lower::lower;
 pub use plan::{Operator, OperatorMetrics, PhysicalPlan};
 pub use run::{Sink, collect, execute};
+pub use runtime_filter::{
+    AppliedFilter, ProducedFilter, RuntimeFilterInfo, RuntimeFilters, filter_name,
+};
 pub use sort::SortExec;
 pub use source::{ScanReport, ScanRequest, TableData, TableSource, Tables};
