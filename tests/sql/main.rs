@@ -29,6 +29,7 @@ mod memory;
 mod operators;
 mod options;
 mod or_joins;
+mod runtime_filters;
 mod session_api;
 mod set_ops;
 mod time_asof;

@@ -110,7 +110,8 @@ impl Run<'_> {
         let made = self.filters.make(plan, &build, self.budget)?;
         // No build key at all: no probe row can match, and the probe side
         // adds nothing to the output (the join types with runtime filters).
-        let skip_probe = made.nothing_passes;
+        let skip_probe = made.nothing_passes
+            || (plan.runtime_filters.skips_probe_when_empty && build.num_rows() == 0);
         let result = self.fed_probe(plan, join, fed, &build, skip_probe, out);
         if let Some(summary) = made.summary() {
             let _ = plan.metrics.runtime_filters.set(summary);

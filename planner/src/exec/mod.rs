@@ -30,7 +30,8 @@ pub use lower::lower;
 pub use plan::{Operator, OperatorMetrics, PhysicalPlan};
 pub use run::{Sink, collect, execute};
 pub use runtime_filter::{
-    AppliedFilter, ProducedFilter, RuntimeFilterInfo, RuntimeFilters, filter_name,
+    AppliedFilter, MIN_PROBE_ROWS_PER_BUILD_ROW, ProducedFilter, RuntimeFilterInfo, RuntimeFilters,
+    filter_name,
 };
 pub use sort::SortExec;
 pub use source::{ScanReport, ScanRequest, TableData, TableSource, Tables};

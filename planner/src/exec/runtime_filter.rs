@@ -41,15 +41,17 @@
 //! below it included (their own build sides too). A filter is made only
 //! from a complete build side, and an operator whose filter is not made
 //! (yet) tests nothing, so no order of events can drop a row wrongly.
-//! When the build side has no key at all, nothing can match, and the probe
-//! side is not run.
+//! When the build side has no rows (or no key its filters pass), nothing
+//! can match, and the probe side is not run.
 //!
 //! **Whether it pays** is measured as it runs: each filter stops being
 //! tested once the rows tested so far show that most pass
 //! ([`RuntimeFilter::worth_testing`]); the build side's key structure
 //! (range, exact bits, Bloom filter) is the kernel's
-//! ([`RuntimeFilter`]). A filter whose memory does not fit the query's
-//! budget is not made.
+//! ([`RuntimeFilter`]). A filter is not made when its build side is
+//! large against the tables it would be tested on
+//! ([`MIN_PROBE_ROWS_PER_BUILD_ROW`]), nor when its memory does not fit the
+//! query's budget.
 //!
 //! EXPLAIN shows each filter on its join (`runtime_filters=[rf1 on
 //! l_orderkey at Scan lineitem]`) and where it is tested (`runtime filter
@@ -67,6 +69,7 @@ use arrow_array::{ArrayRef, BooleanArray, RecordBatch};
 use arrow_buffer::BooleanBuffer;
 
 use crate::exec::plan::{Operator, PhysicalPlan};
+use crate::exec::source::Tables;
 use crate::exec::{ExecError, Result};
 use crate::kernels::{
     JoinInput, JoinKernel, JoinSide, MemoryBudget, MemoryReservation, RuntimeFilter,
@@ -79,6 +82,9 @@ pub struct RuntimeFilters {
     pub produced: Vec<ProducedFilter>,
     /// The filters tested on this node's output batches before they go on.
     pub applied: Vec<AppliedFilter>,
+    /// For a hash join whose probe rows without a match change nothing:
+    /// with an empty build side its probe side is not run.
+    pub skips_probe_when_empty: bool,
 }
 
 /// A runtime filter a hash join makes from its build side.
@@ -92,7 +98,18 @@ pub struct ProducedFilter {
     pub probe_column: String,
     /// The operators that test it (`Scan lineitem`).
     pub applied_at: Vec<String>,
+    /// The rows of the largest table a scan that tests it reads, when
+    /// known (see [`MIN_PROBE_ROWS_PER_BUILD_ROW`]).
+    pub probe_table_rows: Option<usize>,
 }
+
+/// A filter is made only when the tables it is tested on hold at least
+/// this many rows per build row (when their sizes are known): a build side
+/// about as large as what it filters holds most keys of it, and making the
+/// filter (one pass over the build keys) would cost about what testing it
+/// could save (an unfiltered `orders` against `lineitem`: 1.5M build rows
+/// for 6M probe rows, each with an order).
+pub const MIN_PROBE_ROWS_PER_BUILD_ROW: usize = 8;
 
 /// A runtime filter tested on a node's output.
 #[derive(Debug, Clone)]
@@ -248,13 +265,15 @@ impl PhysicalPlan {
 
 /// Plans the runtime filters of `root` (see the module docs), numbering
 /// them from 0 in the order of a walk from the root.
-pub(crate) fn plan(root: &mut PhysicalPlan) {
+/// `tables` gives the scanned tables' sizes.
+pub(crate) fn plan(root: &mut PhysicalPlan, tables: &Tables) {
     let mut next = 0;
-    plan_node(root, &mut next);
+    plan_node(root, tables, &mut next);
 }
 
-fn plan_node(node: &mut PhysicalPlan, next: &mut usize) {
+fn plan_node(node: &mut PhysicalPlan, tables: &Tables, next: &mut usize) {
     let mut produced = Vec::new();
+    let mut skips = false;
     if let Operator::Join {
         left,
         right,
@@ -269,7 +288,9 @@ fn plan_node(node: &mut PhysicalPlan, next: &mut usize) {
             JoinSide::Left => right,
             JoinSide::Right => left,
         };
-        for (build_column, probe_column) in fed.runtime_filter_keys() {
+        let keys = fed.runtime_filter_keys();
+        skips = !keys.is_empty();
+        for (build_column, probe_column) in keys {
             let Some(name) = probe.schema.fields().get(probe_column).map(|f| f.name().clone())
             else {
                 continue;
@@ -285,19 +306,42 @@ fn plan_node(node: &mut PhysicalPlan, next: &mut usize) {
             if at.is_empty() {
                 continue;
             }
+            let probe_table_rows = largest_scan(probe, *next, tables);
             produced.push(ProducedFilter {
                 id: *next,
                 build_column,
                 probe_column: name,
                 applied_at: at,
+                probe_table_rows,
             });
             *next += 1;
         }
     }
     node.runtime_filters.produced = produced;
+    node.runtime_filters.skips_probe_when_empty = skips;
     for c in node.children_mut() {
-        plan_node(c, next);
+        plan_node(c, tables, next);
     }
+}
+
+/// The rows of the largest table held in memory that a scan testing
+/// filter `id` under `plan` reads (`None`: no such scan, or a table read
+/// while the query runs, whose size is not known).
+fn largest_scan(plan: &PhysicalPlan, id: usize, tables: &Tables) -> Option<usize> {
+    let own = match &plan.operator {
+        Operator::Scan { table, .. } if plan.runtime_filters.applied.iter().any(|a| a.id == id) => {
+            tables
+                .get(table)
+                .filter(|t| t.source.is_none())
+                .map(|t| t.num_rows())
+        }
+        _ => None,
+    };
+    plan.children()
+        .into_iter()
+        .filter_map(|c| largest_scan(c, id, tables))
+        .chain(own)
+        .max()
 }
 
 /// Follows output column `applied.column` of `plan` down as far as it is
@@ -466,6 +510,12 @@ impl Slots {
     ) -> Result<Made> {
         let mut made = Made::default();
         for f in &join.runtime_filters.produced {
+            if f.probe_table_rows.is_some_and(|rows| {
+                build.num_rows().saturating_mul(MIN_PROBE_ROWS_PER_BUILD_ROW) > rows
+            }) {
+                made.not_made.push(f.id);
+                continue;
+            }
             let columns: Vec<Vec<ArrayRef>> = build
                 .batches()
                 .iter()
@@ -507,6 +557,8 @@ impl Slots {
 pub(super) struct Made {
     /// Whether one of them passes nothing.
     pub(super) nothing_passes: bool,
+    /// The filters not made: the build side is too large for them to pay.
+    not_made: Vec<usize>,
     filters: Vec<(usize, Arc<RuntimeFilter>)>,
     charges: Vec<MemoryReservation>,
 }
@@ -515,10 +567,10 @@ impl Made {
     /// EXPLAIN ANALYZE's summary: what each filter held, the rows it
     /// tested and passed.
     pub(super) fn summary(&self) -> Option<String> {
-        if self.filters.is_empty() {
+        if self.filters.is_empty() && self.not_made.is_empty() {
             return None;
         }
-        let items: Vec<String> = self
+        let mut items: Vec<String> = self
             .filters
             .iter()
             .map(|(id, f)| {
@@ -530,6 +582,13 @@ impl Made {
                 s
             })
             .collect();
+        items.extend(self.not_made.iter().map(|id| {
+            format!(
+                "{} not made (a build side of more than 1/{MIN_PROBE_ROWS_PER_BUILD_ROW} of \
+                 the rows it would filter)",
+                filter_name(*id)
+            )
+        }));
         Some(items.join("; "))
     }
 }

@@ -91,7 +91,7 @@ pub fn lower(
     let mut plan = lowered.plan;
     plan.budget = lowering.budget;
     if config.runtime_filters {
-        crate::exec::runtime_filter::plan(&mut plan);
+        crate::exec::runtime_filter::plan(&mut plan, tables);
     }
     Ok(plan)
 }
