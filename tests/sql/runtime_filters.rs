@@ -208,28 +208,48 @@ fn explain_shows_q3s_runtime_filters_and_analyze_counts_the_rows_they_drop() {
         text.contains("runtime_filters=[rf1 on l_orderkey at Scan lineitem]"),
         "{text}"
     );
-    let scan = text
-        .lines()
-        .find(|l| l.contains("Scan: lineitem"))
-        .unwrap();
+    let scan = text.lines().find(|l| l.contains("Scan: lineitem")).unwrap();
     assert!(
         scan.contains("[runtime filter from join on [orders.o_orderkey = lineitem.l_orderkey]: rf1 on l_orderkey]"),
         "{scan}"
     );
     let orders = text.lines().find(|l| l.contains("Scan: orders")).unwrap();
-    assert!(orders.contains("runtime filter from join on [customer.c_custkey"), "{orders}");
-    assert!(!off.explain(Q3).unwrap().to_text().contains("runtime filter"));
+    assert!(
+        orders.contains("runtime filter from join on [customer.c_custkey"),
+        "{orders}"
+    );
+    assert!(
+        !off.explain(Q3)
+            .unwrap()
+            .to_text()
+            .contains("runtime filter")
+    );
 
     // JSON: the same filters.
     let x = on.explain(Q3).unwrap();
     let report = x.report();
-    assert_eq!(report.runtime_filters.len(), 2, "{:?}", report.runtime_filters);
+    assert_eq!(
+        report.runtime_filters.len(),
+        2,
+        "{:?}",
+        report.runtime_filters
+    );
     let rf1 = &report.runtime_filters[0];
     assert_eq!(rf1.name, "rf1");
     assert_eq!(rf1.column, "l_orderkey");
     assert_eq!(rf1.applied_at, ["Scan lineitem"]);
-    assert!(x.to_json().contains(r#""runtime_filters": [{"name": "rf1""#), "{}", x.to_json());
-    assert!(off.explain(Q3).unwrap().to_json().contains(r#""runtime_filters": []"#));
+    assert!(
+        x.to_json()
+            .contains(r#""runtime_filters": [{"name": "rf1""#),
+        "{}",
+        x.to_json()
+    );
+    assert!(
+        off.explain(Q3)
+            .unwrap()
+            .to_json()
+            .contains(r#""runtime_filters": []"#)
+    );
 
     // ANALYZE: the filter drops most lineitem rows before the date filter
     // runs, so that filter sees fewer rows; the results are the same.
@@ -242,7 +262,10 @@ fn explain_shows_q3s_runtime_filters_and_analyze_counts_the_rows_they_drop() {
     assert!(dropped > scanned / 2, "{dropped} of {scanned}\n{t_on}");
     let filter_on = rows_of(&t_on, "Filter: lineitem.l_shipdate");
     let filter_off = rows_of(&t_off, "Filter: lineitem.l_shipdate");
-    assert!(filter_on < filter_off / 2, "{filter_on} vs {filter_off}\n{t_on}");
+    assert!(
+        filter_on < filter_off / 2,
+        "{filter_on} vs {filter_off}\n{t_on}"
+    );
     assert!(t_on.contains("runtime_filters: rf1 "), "{t_on}");
 }
 
@@ -265,7 +288,10 @@ fn a_runtime_filter_flows_into_an_aggregate_grouped_by_the_key() {
     let (t_on, t_off) = (x_on.tree().to_string(), x_off.tree().to_string());
     let groups_on = rows_of(&t_on, "Aggregate: group=[lineitem.l_partkey]");
     let groups_off = rows_of(&t_off, "Aggregate: group=[lineitem.l_partkey]");
-    assert!(groups_on * 10 < groups_off, "{groups_on} vs {groups_off}\n{t_on}");
+    assert!(
+        groups_on * 10 < groups_off,
+        "{groups_on} vs {groups_off}\n{t_on}"
+    );
 }
 
 /// An empty build side: nothing can match, and the probe side is not run.

@@ -208,8 +208,7 @@ impl RuntimeFilter {
         match &self.test {
             Test::Nothing => 0,
             Test::Words { bits, bloom, .. } => {
-                bits.as_ref().map_or(0, KeyBits::bytes)
-                    + bloom.as_ref().map_or(0, KeyFilter::bytes)
+                bits.as_ref().map_or(0, KeyBits::bytes) + bloom.as_ref().map_or(0, KeyFilter::bytes)
             }
             Test::Hashed(bloom) => bloom.bytes(),
         }
@@ -399,16 +398,25 @@ mod tests {
         assert_eq!(f.keys(), 5000);
         check(&f, &build, -2000..20_000);
         // Exact: no false positive at all inside the range.
-        let inside = i64s((-700..14_300).filter(|k| (k + 700) % 3 != 0).map(Some).collect());
+        let inside = i64s(
+            (-700..14_300)
+                .filter(|k| (k + 700) % 3 != 0)
+                .map(Some)
+                .collect(),
+        );
         assert_eq!(f.may_match(&[inside]).unwrap().count_set_bits(), 0);
-        assert!(f.describe().contains("range [-700, 14297]"), "{}", f.describe());
+        assert!(
+            f.describe().contains("range [-700, 14297]"),
+            "{}",
+            f.describe()
+        );
     }
 
     #[test]
     fn sparse_keys_get_a_bloom_filter_and_the_range() {
         let build: Vec<i64> = (0..20_000).map(|i| i * 1_000_003).collect();
-        let f = RuntimeFilter::build(&[vec![i64s(build.iter().map(|&k| Some(k)).collect())]])
-            .unwrap();
+        let f =
+            RuntimeFilter::build(&[vec![i64s(build.iter().map(|&k| Some(k)).collect())]]).unwrap();
         assert!(matches!(f.test, Test::Words { bloom: Some(_), .. }));
         check(&f, &build, (0..100_000).map(|i| i * 7919 + 1));
         // Outside the range: never a false positive.
@@ -419,8 +427,8 @@ mod tests {
     #[test]
     fn the_extreme_range_uses_hashes() {
         let build = vec![i64::MIN, 0, i64::MAX];
-        let f = RuntimeFilter::build(&[vec![i64s(build.iter().map(|&k| Some(k)).collect())]])
-            .unwrap();
+        let f =
+            RuntimeFilter::build(&[vec![i64s(build.iter().map(|&k| Some(k)).collect())]]).unwrap();
         assert!(matches!(f.test, Test::Hashed(_)));
         check(&f, &build, -1000..1000);
     }

@@ -184,8 +184,7 @@ impl PhysicalPlan {
             .runtime_filter_infos()
             .iter()
             .map(|i| {
-                let list =
-                    |v: &[String]| v.iter().map(|x| s(x)).collect::<Vec<_>>().join(", ");
+                let list = |v: &[String]| v.iter().map(|x| s(x)).collect::<Vec<_>>().join(", ");
                 format!(
                     "{{\"name\": {}, \"join_type\": {}, \"join_keys\": [{}], \"build\": {}, \
                      \"column\": {}, \"applied_at\": [{}]}}",
@@ -291,7 +290,11 @@ fn plan_node(node: &mut PhysicalPlan, tables: &Tables, next: &mut usize) {
         let keys = fed.runtime_filter_keys();
         skips = !keys.is_empty();
         for (build_column, probe_column) in keys {
-            let Some(name) = probe.schema.fields().get(probe_column).map(|f| f.name().clone())
+            let Some(name) = probe
+                .schema
+                .fields()
+                .get(probe_column)
+                .map(|f| f.name().clone())
             else {
                 continue;
             };
@@ -348,7 +351,12 @@ fn largest_scan(plan: &PhysicalPlan, id: usize, tables: &Tables) -> Option<usize
 /// the same column (module docs), and attaches the filter where the walk
 /// stops, unless that is where it started (`depth` 0); `at` collects the
 /// names of the operators it is attached to.
-fn attach(plan: &mut PhysicalPlan, applied: &mut AppliedFilter, depth: usize, at: &mut Vec<String>) {
+fn attach(
+    plan: &mut PhysicalPlan,
+    applied: &mut AppliedFilter,
+    depth: usize,
+    at: &mut Vec<String>,
+) {
     let col = applied.column;
     let Some(ty) = plan.schema.fields().get(col).map(|f| f.data_type().clone()) else {
         return;
@@ -458,7 +466,11 @@ impl Slots {
 
     /// Tests the filters attached to `plan` on its output `batch`: the
     /// rows that may still match, `None` when none may.
-    pub(super) fn apply(&self, plan: &PhysicalPlan, batch: RecordBatch) -> Result<Option<RecordBatch>> {
+    pub(super) fn apply(
+        &self,
+        plan: &PhysicalPlan,
+        batch: RecordBatch,
+    ) -> Result<Option<RecordBatch>> {
         let rows = batch.num_rows();
         if rows == 0 {
             return Ok(Some(batch));
@@ -511,7 +523,10 @@ impl Slots {
         let mut made = Made::default();
         for f in &join.runtime_filters.produced {
             if f.probe_table_rows.is_some_and(|rows| {
-                build.num_rows().saturating_mul(MIN_PROBE_ROWS_PER_BUILD_ROW) > rows
+                build
+                    .num_rows()
+                    .saturating_mul(MIN_PROBE_ROWS_PER_BUILD_ROW)
+                    > rows
             }) {
                 made.not_made.push(f.id);
                 continue;
@@ -575,7 +590,11 @@ impl Made {
             .iter()
             .map(|(id, f)| {
                 let (tested, passed) = f.counts();
-                let mut s = format!("{} {}, tested {tested} passed {passed}", filter_name(*id), f.describe());
+                let mut s = format!(
+                    "{} {}, tested {tested} passed {passed}",
+                    filter_name(*id),
+                    f.describe()
+                );
                 if !f.worth_testing() {
                     s.push_str(" (then stopped: most rows passed)");
                 }
