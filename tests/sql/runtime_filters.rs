@@ -79,7 +79,15 @@ fn same_with_and_without(tables: &[Table], configs: &[(usize, usize)]) {
         let off = session_rf(tables, threads, batch, false);
         for q in QUERIES {
             let hints: &[&str] = if q.contains("{h}") { HINTS } else { &[""] };
-            for h in hints {
+            // A hint naming a table the query does not read is an error.
+            let names = |h: &str| match (h.find('('), h.find(')')) {
+                (Some(a), Some(b)) => {
+                    let t = &h[a + 1..b];
+                    q.contains(&format!("JOIN {t} ")) || q.contains(&format!("FROM {t} "))
+                }
+                _ => true,
+            };
+            for h in hints.iter().filter(|h| names(h)) {
                 let sql = q.replace("{h}", h);
                 let (want, got) = (run(&off, &sql), run(&on, &sql));
                 if want != got {
@@ -151,7 +159,7 @@ fn runtime_filtered_joins_match_the_reference() {
             ("a.s, b.s", &["a.s", "b.s"])
         };
         let expected = ref_join(&a, &b, rj, on).select(cols).strings();
-        for h in HINTS {
+        for h in HINTS.iter().filter(|h| !h.contains("(c)")) {
             let sql = format!("SELECT {h} {list} FROM a {kw} b ON a.k = b.k AND b.v < 300");
             for (threads, batch) in [(1, 1), (4, 2), (1, 7), (4, 8192)] {
                 let got = run(&session_rf(&tables, threads, batch, true), &sql);

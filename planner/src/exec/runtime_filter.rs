@@ -337,6 +337,8 @@ fn largest_scan(plan: &PhysicalPlan, id: usize, tables: &Tables) -> Option<usize
                 .get(table)
                 .filter(|t| t.source.is_none())
                 .map(|t| t.num_rows())
+                // no rows held: not read yet, unknown
+                .filter(|&n| n > 0)
         }
         _ => None,
     };
