@@ -79,8 +79,8 @@ pub mod suite;
 
 pub use error::{Cause, Error};
 pub use session::{
-    Explain, JoinBuilder, JoinReport, PlanReport, Query, QueryOutput, QueryStream, Session,
-    StatementOutput, TableRef,
+    Explain, JoinBuilder, JoinReport, PlanReport, Query, QueryOutput, QueryStream,
+    RuntimeFilterReport, Session, StatementOutput, TableRef,
 };
 pub use tenon_planner as planner;
 pub use tenon_planner::config::{Config, HintMode};

@@ -7,7 +7,9 @@
 //! * [`HashJoin`] (`hash`): the hash join in its broadcast and partitioned
 //!   ("shuffle hash") modes ([`HashJoinMode`]), on single or composite keys
 //!   of any comparable Arrow type, NULL-equal keys, with the probe side
-//!   taken whole or batch by batch ([`FedProbe`]).
+//!   taken whole or batch by batch ([`FedProbe`]), and the
+//!   [`RuntimeFilter`] its complete build side gives the operators before
+//!   its probe ([`FedProbe::runtime_filter_keys`]).
 //! * [`SortMergeJoin`] (`merge`): sort both sides on the keys and merge,
 //!   with presorted inputs and [`RangeCondition`]s beside the keys.
 //! * [`NestedLoopJoin`] (`nested`): any predicate over pairs of rows
@@ -69,7 +71,7 @@ pub use condition::{CmpOp, RangeCondition, ordered_values, range_type_supported}
 pub use cpu::cpu_level;
 pub use error::{KernelError, Result};
 pub use filter::JoinFilter;
-pub use hash::{HashJoin, HashJoinMode};
+pub use hash::{HashJoin, HashJoinMode, RuntimeFilter};
 pub use join_type::{JoinSide, JoinType};
 pub use kernel::{
     BatchSink, CloneKernel, FedProbe, Join, JoinInput, JoinKernel, JoinOptions, JoinStream,

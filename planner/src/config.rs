@@ -77,13 +77,18 @@ pub struct Config {
     /// fused into the join, aggregating its pairs as it probes instead of
     /// its output batches (`JoinAggregate` in EXPLAIN; docs/cli.md).
     pub fused_aggregate: bool,
+    /// Runtime join filters: a hash join's complete build side gives the
+    /// scans (and other operators) below its probe side a filter over its
+    /// keys, so rows without a match are dropped before any other work
+    /// (`exec::runtime_filter`). On by default; off to compare.
+    pub runtime_filters: bool,
 }
 
 impl Default for Config {
     /// 0 threads (all cores), batches of 8192 rows, the broadcast
     /// threshold [`DEFAULT_BROADCAST_THRESHOLD`] (see there for the figures
     /// behind it), lenient hints, nothing disabled, no memory limit,
-    /// aggregates fused into joins.
+    /// aggregates fused into joins, runtime filters on.
     fn default() -> Self {
         Config {
             threads: 0,
@@ -93,6 +98,7 @@ impl Default for Config {
             disabled_strategies: Vec::new(),
             memory_limit: None,
             fused_aggregate: true,
+            runtime_filters: true,
         }
     }
 }
@@ -107,6 +113,7 @@ impl Config {
         "threads",
         "batch_size",
         "fused_aggregate",
+        "runtime_filters",
     ];
 
     /// Applies one `KEY=VALUE` pair.
@@ -197,6 +204,11 @@ impl Config {
                     "true" | "on" | "1" => true,
                     "false" | "off" | "0" => false,
                     _ => return Err(bad("fused_aggregate", "expected true or false")),
+            "runtime_filters" => {
+                self.runtime_filters = match v.to_ascii_lowercase().as_str() {
+                    "true" | "on" | "1" => true,
+                    "false" | "off" | "0" => false,
+                    _ => return Err(bad("runtime_filters", "expected true or false")),
                 }
             }
             _ => {
@@ -389,5 +401,12 @@ mod tests {
         assert!(c.disabled_strategies.is_empty());
         c.set_pair("memory_limit=unlimited").unwrap();
         assert_eq!(c.memory_limit, None);
+        assert!(c.runtime_filters);
+        c.set_pair("runtime_filters=false").unwrap();
+        assert!(!c.runtime_filters);
+        c.set_pair("Runtime_Filters=ON").unwrap();
+        assert!(c.runtime_filters);
+        let e = c.set("runtime_filters", "maybe").unwrap_err().to_string();
+        assert!(e.contains("true or false"), "{e}");
     }
 }

@@ -4,16 +4,21 @@
 
 use serde::Serialize;
 use tenon_planner::choose::PlannedJoin;
+use tenon_planner::exec::RuntimeFilterInfo;
 use tenon_planner::hints::DecisionSource;
 use tenon_planner::kernels::JoinSide;
 
 use super::output::Explain;
 
-/// A query's plan: each join's decision and the operator tree.
+/// A query's plan: each join's decision, the runtime join filters and the
+/// operator tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PlanReport {
     /// Every join, in docs/cli.md's order (innermost first, in FROM order).
     pub joins: Vec<JoinReport>,
+    /// Every runtime join filter, in the order of their names (`rf1`,
+    /// `rf2`, ...).
+    pub runtime_filters: Vec<RuntimeFilterReport>,
     /// The operator tree, one operator per line (with each operator's
     /// figures after EXPLAIN ANALYZE).
     pub tree: String,
@@ -52,6 +57,37 @@ pub struct JoinReport {
     /// Hints that named an input of this join but did not decide it, each
     /// with why, e.g. `hint BROADCAST(b) ignored: ...`.
     pub ignored_hints: Vec<String>,
+}
+
+/// A runtime join filter: made by a hash join from its complete build
+/// side's keys, tested by operators below its probe side.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuntimeFilterReport {
+    /// `rf1`, `rf2`, ... (as the operator tree names it).
+    pub name: String,
+    /// The join type of the join that makes it, as in [`JoinReport`].
+    pub join_type: String,
+    /// That join's equality keys, as in [`JoinReport`].
+    pub join_keys: Vec<String>,
+    /// That join's build side's name, when it has one.
+    pub build: Option<String>,
+    /// The probe input's key column it tests.
+    pub column: String,
+    /// The operators that test it, e.g. `Scan lineitem`.
+    pub applied_at: Vec<String>,
+}
+
+impl From<&RuntimeFilterInfo> for RuntimeFilterReport {
+    fn from(i: &RuntimeFilterInfo) -> Self {
+        RuntimeFilterReport {
+            name: i.name.clone(),
+            join_type: i.join_type.clone(),
+            join_keys: i.join_keys.clone(),
+            build: i.build.clone(),
+            column: i.column.clone(),
+            applied_at: i.applied_at.clone(),
+        }
+    }
 }
 
 impl From<&PlannedJoin> for JoinReport {
@@ -106,6 +142,11 @@ impl Explain {
     pub fn report(&self) -> PlanReport {
         PlanReport {
             joins: self.joins.iter().map(JoinReport::from).collect(),
+            runtime_filters: self
+                .runtime_filters
+                .iter()
+                .map(RuntimeFilterReport::from)
+                .collect(),
             tree: self.tree().to_string(),
         }
     }

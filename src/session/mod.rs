@@ -87,7 +87,7 @@ use crate::error::{Cause, Error};
 use crate::io::{FileFormat, read_table};
 
 pub use builder::{JoinBuilder, TableRef};
-pub use explain::{JoinReport, PlanReport};
+pub use explain::{JoinReport, PlanReport, RuntimeFilterReport};
 pub use output::{Explain, QueryOutput, QueryStream, StatementOutput};
 pub use query::Query;
 use sources::{FileTable, Loaded, Registry};

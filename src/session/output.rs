@@ -8,7 +8,7 @@ use std::time::Duration;
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use tenon_planner::choose::{JoinPlan, PlannedJoin};
-use tenon_planner::exec::PhysicalPlan;
+use tenon_planner::exec::{PhysicalPlan, RuntimeFilterInfo};
 
 use crate::error::{Cause, Error};
 
@@ -104,6 +104,9 @@ impl std::fmt::Debug for QueryStream {
 pub struct Explain {
     /// Every join, in docs/cli.md's order, with strategy, build side and reason.
     pub joins: Vec<PlannedJoin>,
+    /// Every runtime join filter: the join that makes it and the operators
+    /// that test it.
+    pub runtime_filters: Vec<RuntimeFilterInfo>,
     json: String,
     joins_text: String,
     tree: String,
@@ -111,9 +114,18 @@ pub struct Explain {
 
 impl Explain {
     pub(crate) fn new(joins: &JoinPlan, physical: &PhysicalPlan, analyze: bool) -> Self {
+        // docs/cli.md's object: the joins, then the runtime filters.
+        let mut json = joins.to_json();
+        if json.ends_with('}') {
+            json.pop();
+            json.push_str(", \"runtime_filters\": ");
+            json.push_str(&physical.runtime_filters_json());
+            json.push('}');
+        }
         Explain {
             joins: joins.joins.clone(),
-            json: joins.to_json(),
+            runtime_filters: physical.runtime_filter_infos(),
+            json,
             joins_text: joins.to_text(),
             tree: physical.to_text(analyze),
         }
@@ -134,7 +146,8 @@ impl Explain {
         s
     }
 
-    /// For machines: docs/cli.md's `{"joins": [...]}` object.
+    /// For machines: docs/cli.md's `{"joins": [...], "runtime_filters":
+    /// [...]}` object.
     pub fn to_json(&self) -> String {
         self.json.clone()
     }

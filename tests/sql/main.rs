@@ -31,6 +31,7 @@ mod operators;
 mod options;
 mod or_joins;
 mod page_pruning;
+mod runtime_filters;
 mod session_api;
 mod set_ops;
 mod time_asof;

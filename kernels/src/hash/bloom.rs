@@ -17,6 +17,12 @@
 //! cost (one more read per row) with nothing to save, and it is not used.
 //! The workload it is for is `low_match` (10M probe rows, 1M build keys,
 //! 1% match).
+//!
+//! The same filter, filled from a whole build side without partitioning
+//! ([`KeyFilter::with_keys`], [`KeyFilter::insert`]), is the Bloom part of a
+//! [`RuntimeFilter`](super::RuntimeFilter), tested by the operators before a
+//! join's probe; its own [`FilterStats`] there stop testing once most rows
+//! pass ([`FilterStats::with_max_pass_rate`]).
 
 use rayon::prelude::*;
 
@@ -61,6 +67,36 @@ impl KeyFilter {
             .max(partitions)
             .max(1)
             .next_power_of_two()
+    }
+
+    /// An empty filter sized for about `n` keys (one partition), filled by
+    /// [`KeyFilter::insert`].
+    pub(crate) fn with_keys(n: usize) -> Self {
+        let n_words = Self::words_for(n, 1);
+        KeyFilter {
+            words: vec![0u64; n_words],
+            shift: 64 - n_words.trailing_zeros(),
+        }
+    }
+
+    /// Adds a key of hash `h`.
+    #[inline(always)]
+    pub(crate) fn insert(&mut self, h: u64) {
+        let w = word_of(h, self.shift);
+        self.words[w] |= mask(h);
+    }
+
+    /// Adds every key of `other`, a filter of the same size.
+    pub(crate) fn union(&mut self, other: &KeyFilter) {
+        debug_assert_eq!(self.words.len(), other.words.len());
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a |= b;
+        }
+    }
+
+    /// The bytes the filter holds.
+    pub(crate) fn bytes(&self) -> usize {
+        self.words.len() * 8
     }
 
     /// A filter over the keys of a scattered build side (partitioned by the
@@ -110,20 +146,43 @@ impl KeyFilter {
 }
 
 /// Running pass rate of a filter over the morsels probed so far: morsels
-/// use the filter while at most [`MAX_PASS_RATE`] of the rows tested pass
-/// (the first morsels always test, which measures it).
-#[derive(Debug, Default)]
+/// use the filter while at most [`MAX_PASS_RATE`] (or the rate given to
+/// [`FilterStats::with_max_pass_rate`]) of the rows tested pass (the first
+/// morsels always test, which measures it).
+#[derive(Debug)]
 pub(crate) struct FilterStats {
     tested: std::sync::atomic::AtomicUsize,
     passed: std::sync::atomic::AtomicUsize,
+    max_pass_rate: f64,
+}
+
+impl Default for FilterStats {
+    fn default() -> Self {
+        Self::with_max_pass_rate(MAX_PASS_RATE)
+    }
 }
 
 impl FilterStats {
+    /// Stats that keep the filter while at most `rate` of the rows pass.
+    pub(crate) fn with_max_pass_rate(rate: f64) -> Self {
+        FilterStats {
+            tested: Default::default(),
+            passed: Default::default(),
+            max_pass_rate: rate,
+        }
+    }
+
     /// Whether the next morsel should use the filter.
     pub(crate) fn worth_it(&self) -> bool {
         use std::sync::atomic::Ordering::Relaxed;
         let tested = self.tested.load(Relaxed);
-        tested < SAMPLE || self.passed.load(Relaxed) as f64 <= MAX_PASS_RATE * tested as f64
+        tested < SAMPLE || self.passed.load(Relaxed) as f64 <= self.max_pass_rate * tested as f64
+    }
+
+    /// Rows tested and rows that passed so far.
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.tested.load(Relaxed), self.passed.load(Relaxed))
     }
 
     /// Records a morsel of `tested` rows of which `passed` passed.

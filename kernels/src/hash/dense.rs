@@ -180,6 +180,11 @@ impl KeyBits {
         (range.len as usize).div_ceil(64) * 8
     }
 
+    /// The bytes the bits hold.
+    pub(crate) fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
     /// The bits of `keys` (all within `range`).
     pub(crate) fn build(range: KeyRange, keys: impl Iterator<Item = u64>) -> KeyBits {
         let mut words = vec![0u64; (range.len as usize).div_ceil(64)];

@@ -62,10 +62,13 @@ pub(crate) mod exec;
 pub(crate) mod partition;
 mod partitioned;
 pub(crate) mod probe;
+mod runtime_filter;
 pub(crate) mod table;
 
+pub use runtime_filter::RuntimeFilter;
+
 use crate::error::{KernelError, Result};
-use crate::join_type::{JoinSide, JoinType};
+use crate::join_type::{JoinSide, JoinType, Roles};
 use crate::kernel::join_kernel::options_and_join_type;
 use crate::kernel::pairs::PairOutput;
 use crate::kernel::validate::EquiKeys;
@@ -403,6 +406,37 @@ impl FedProbe for HashJoin {
             JoinSide::Left => self.for_each(left, &probe, sink),
             JoinSide::Right => self.for_each(&probe, right, sink),
         }
+    }
+
+    /// Probe rows without a match are dropped unless the join outputs them
+    /// (a probe side preserved by an outer join, the kept side of an anti
+    /// join); NULL-equal keys and NOT IN (where a NULL on the subquery's
+    /// side matters) get no filter.
+    ///
+    /// ```
+    /// use tenon_kernels::{FedProbe, HashJoin, JoinSide, JoinType};
+    ///
+    /// let keys = |t, side| HashJoin::new(t, vec![(0, 1)]).build_side(side).runtime_filter_keys();
+    /// assert_eq!(keys(JoinType::Inner, JoinSide::Right), [(1, 0)]);
+    /// assert_eq!(keys(JoinType::Left, JoinSide::Left), [(0, 1)]); // probe: the NULL-extended side
+    /// assert!(keys(JoinType::Left, JoinSide::Right).is_empty()); // probe: the preserved side
+    /// assert_eq!(keys(JoinType::LeftAnti, JoinSide::Left), [(0, 1)]);
+    /// assert!(keys(JoinType::LeftAnti, JoinSide::Right).is_empty());
+    /// assert!(keys(JoinType::LeftAntiNullAware, JoinSide::Left).is_empty());
+    /// ```
+    fn runtime_filter_keys(&self) -> Vec<(usize, usize)> {
+        let roles = Roles::new(self.join_type, self.build_side);
+        if self.keys.null_equal || roles.null_aware || roles.probe_unmatched || roles.probe_anti {
+            return Vec::new();
+        }
+        self.keys
+            .on
+            .iter()
+            .map(|&(l, r)| match self.build_side {
+                JoinSide::Left => (l, r),
+                JoinSide::Right => (r, l),
+            })
+            .collect()
     }
 
     fn building(&self, side: JoinSide, strategy: Strategy) -> Join {

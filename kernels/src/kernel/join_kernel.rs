@@ -282,6 +282,17 @@ pub trait FedProbe: Sync {
         sink: &BatchSink<'_>,
     ) -> Result<()>;
 
+    /// The key pairs a runtime filter may be made from, as `(build column,
+    /// probe column)`: every pair when a probe row whose key is not among
+    /// the build side's keys is never output and changes nothing else, so
+    /// that the operators before the probe may drop it
+    /// ([`RuntimeFilter`](crate::RuntimeFilter)); none otherwise (the
+    /// probe side is preserved, the join is null-equal or NOT IN). The
+    /// default: none.
+    fn runtime_filter_keys(&self) -> Vec<(usize, usize)> {
+        Vec::new()
+    }
+
     /// The same join building `side` instead, with the strategy
     /// `strategy` when the kernel runs it (for a hash join: `BROADCAST`
     /// or `SHUFFLE_HASH`; any other keeps the kernel's mode).

@@ -96,6 +96,43 @@ impl Run<'_> {
         fed: &dyn FedProbe,
         out: &Sink<'_>,
     ) -> Result<()> {
+        let Operator::Join { left, right, .. } = &plan.operator else {
+            return Err(ExecError::Unsupported("internal: not a join".into()));
+        };
+        let build_plan = match fed.build_side() {
+            JoinSide::Left => left,
+            JoinSide::Right => right,
+        };
+        let build_held = self.collect(build_plan, "the hash join's build side")?;
+        let build = JoinInput::new(build_plan.schema.clone(), build_held.batches);
+        // The build side is complete: its runtime filters are made now,
+        // before any operator of the probe side runs.
+        let made = self.filters.make(plan, &build, self.budget)?;
+        // No build key at all: no probe row can match, and the probe side
+        // adds nothing to the output (the join types with runtime filters).
+        let skip_probe = made.nothing_passes
+            || (plan.runtime_filters.skips_probe_when_empty && build.num_rows() == 0);
+        let result = self.fed_probe(plan, join, fed, &build, skip_probe, out);
+        if let Some(summary) = made.summary() {
+            let _ = plan.metrics.runtime_filters.set(summary);
+        }
+        drop(made);
+        result
+    }
+
+    /// The probe half of [`Run::fed_join`], once the build side is held
+    /// (and its runtime filters made): the probe side pushed into the
+    /// kernel, or collected when the build side may change; not run at all
+    /// with `skip_probe`.
+    fn fed_probe(
+        &self,
+        plan: &PhysicalPlan,
+        join: &Join,
+        fed: &dyn FedProbe,
+        build: &JoinInput,
+        skip_probe: bool,
+        out: &Sink<'_>,
+    ) -> Result<()> {
         let Operator::Join {
             left,
             right,
@@ -105,21 +142,28 @@ impl Run<'_> {
         else {
             return Err(ExecError::Unsupported("internal: not a join".into()));
         };
-        let (build_plan, probe_plan) = match fed.build_side() {
-            JoinSide::Left => (left, right),
-            JoinSide::Right => (right, left),
-        };
-        let build_held = self.collect(build_plan, "the hash join's build side")?;
-        let build = JoinInput::new(build_plan.schema.clone(), build_held.batches);
         let planned = Planned {
             strategy: decision.strategy,
             adaptive_build_side: decision.adaptive_build_side,
         };
+        let probe_plan = match fed.build_side() {
+            JoinSide::Left => right,
+            JoinSide::Right => left,
+        };
         if adapt::may_adapt(planned, fed, build.num_rows()) {
-            let probe_held = self.collect(probe_plan, "the hash join's collected probe side")?;
-            let probe = JoinInput::new(probe_plan.schema.clone(), probe_held.batches);
+            // (The held batches stay charged until the join is done.)
+            let mut probe_held = if skip_probe {
+                None
+            } else {
+                Some(self.collect(probe_plan, "the hash join's collected probe side")?)
+            };
+            let batches = probe_held
+                .as_mut()
+                .map(|h| std::mem::take(&mut h.batches))
+                .unwrap_or_default();
+            let probe = JoinInput::new(probe_plan.schema.clone(), batches);
             // The inputs keep their sides; only the kernel's build side moves.
-            let (l, r) = sides(fed.build_side(), &build, &probe);
+            let (l, r) = sides(fed.build_side(), build, &probe);
             let adapted = adapt::adapt(planned, join, build.num_rows(), probe.num_rows());
             let join = match adapted {
                 Some(a) => {
@@ -131,7 +175,7 @@ impl Run<'_> {
             return run_collected(plan, &join, l, r, out);
         }
         let probe = JoinInput::new(probe_plan.schema.clone(), Vec::new());
-        let (l, r) = sides(fed.build_side(), &build, &probe);
+        let (l, r) = sides(fed.build_side(), build, &probe);
         let metrics = &plan.metrics;
         // The join's time: the build (until the feed starts), each probe
         // call, and the end (after the feed returns).
@@ -144,6 +188,9 @@ impl Run<'_> {
             &|push| {
                 metrics.add_time(started.elapsed());
                 let _done = FedAt(&fed_at);
+                if skip_probe {
+                    return Ok(());
+                }
                 self.push(probe_plan, &|b: RecordBatch| {
                     let start = Instant::now();
                     let pushed = push(b);

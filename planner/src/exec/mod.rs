@@ -8,6 +8,9 @@
 //!                  breakers: join inputs, aggregate, sort, limit
 //!                  (an aggregate over an INNER join: fused into it, join_aggregate)
 //! ```
+//!
+//! A hash join's complete build side gives the operators below its probe
+//! side a filter over its keys ([`runtime_filter`]).
 
 mod adapt;
 mod aggregate;
@@ -18,6 +21,7 @@ mod limit;
 mod lower;
 mod plan;
 mod run;
+mod runtime_filter;
 mod set_op;
 mod sort;
 mod source;
@@ -28,5 +32,9 @@ pub use join_aggregate::JoinAggregate;
 pub use lower::lower;
 pub use plan::{Operator, OperatorMetrics, PhysicalPlan};
 pub use run::{Sink, collect, execute};
+pub use runtime_filter::{
+    AppliedFilter, MIN_PROBE_ROWS_PER_BUILD_ROW, ProducedFilter, RuntimeFilterInfo, RuntimeFilters,
+    filter_name,
+};
 pub use sort::SortExec;
 pub use source::{ScanReport, ScanRequest, TableData, TableSource, Tables};

@@ -10,6 +10,8 @@ use arrow_schema::SchemaRef;
 
 use crate::choose::JoinChoice;
 use crate::exec::{HashAggregate, JoinAggregate, SortExec};
+use crate::exec::runtime_filter::RuntimeFilters;
+use crate::exec::{HashAggregate, SortExec};
 use crate::expr::PhysicalExpr;
 use crate::kernels::{Join, JoinKernel, MemoryBudget};
 
@@ -158,6 +160,12 @@ pub struct OperatorMetrics {
     /// For a join whose default build side was changed once both inputs'
     /// sizes were known: what was built instead, and why.
     pub adapted: OnceLock<String>,
+    /// For an operator that tests runtime join filters on its output: the
+    /// rows they dropped (not passed on; counted in `rows`).
+    pub runtime_filtered: AtomicU64,
+    /// For a hash join that made runtime filters: what each held, and the
+    /// rows it tested and passed.
+    pub runtime_filters: OnceLock<String>,
 }
 
 impl OperatorMetrics {
@@ -191,6 +199,9 @@ pub struct PhysicalPlan {
     /// shared with its join kernels): the data a query reads from files is
     /// charged to it too.
     pub budget: MemoryBudget,
+    /// The runtime join filters the node makes (a hash join) or tests on
+    /// its output (module `runtime_filter`).
+    pub runtime_filters: RuntimeFilters,
 }
 
 impl PhysicalPlan {
@@ -201,6 +212,23 @@ impl PhysicalPlan {
             schema,
             metrics: Arc::default(),
             budget: MemoryBudget::unlimited(),
+            runtime_filters: RuntimeFilters::default(),
+        }
+    }
+
+    /// The node's inputs, to change them.
+    pub(crate) fn children_mut(&mut self) -> Vec<&mut PhysicalPlan> {
+        match &mut self.operator {
+            Operator::Scan { .. } | Operator::Values { .. } => vec![],
+            Operator::Filter { input, .. }
+            | Operator::Project { input, .. }
+            | Operator::Aggregate { input, .. }
+            | Operator::Sort { input, .. }
+            | Operator::Limit { input, .. } => vec![input],
+            Operator::Join { left, right, .. } | Operator::SetOperation { left, right, .. } => {
+                vec![left, right]
+            }
+            Operator::Union { inputs } => inputs.iter_mut().collect(),
         }
     }
 
@@ -320,7 +348,13 @@ impl PhysicalPlan {
     }
 
     fn write_tree(&self, out: &mut String, depth: usize, analyze: bool) {
-        let _ = write!(out, "{}{}", "  ".repeat(depth), self.describe());
+        let _ = write!(
+            out,
+            "{}{}{}",
+            "  ".repeat(depth),
+            self.describe(),
+            self.runtime_filter_text()
+        );
         if analyze {
             let m = &self.metrics;
             let _ = write!(
@@ -346,6 +380,7 @@ impl PhysicalPlan {
             if let Some(adapted) = m.adapted.get() {
                 let _ = write!(out, " adapted: {adapted}");
             }
+            out.push_str(&self.runtime_filter_figures());
         }
         out.push('\n');
         for c in self.children() {

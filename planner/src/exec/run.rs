@@ -31,6 +31,7 @@ use rayon::prelude::*;
 
 use crate::exec::limit::{LimitState, TopN};
 use crate::exec::plan::{Operator, PhysicalPlan};
+use crate::exec::runtime_filter::Slots;
 use crate::exec::set_op::run_set_operation;
 use crate::exec::source::{ScanReport, ScanRequest, Tables};
 use crate::exec::{ExecError, Result};
@@ -60,6 +61,7 @@ pub fn execute(
         tables,
         batch_size: batch_size.max(1),
         budget: &plan.budget,
+        filters: Slots::for_plan(plan),
     };
     pool.install(|| run.push(plan, sink))
 }
@@ -92,7 +94,10 @@ pub(super) struct Run<'a> {
     tables: &'a Tables,
     pub(super) batch_size: usize,
     /// The query's memory budget (the root plan's).
-    budget: &'a MemoryBudget,
+    pub(super) budget: &'a MemoryBudget,
+    /// The runtime join filters of this run, set by the joins that make
+    /// them (module `runtime_filter`).
+    pub(super) filters: Slots,
 }
 
 /// The batches a pipeline breaker collected, and their charge to the
@@ -140,6 +145,13 @@ impl Run<'_> {
             return Err(ExecError::Unsupported(
                 "internal: a scan that is not a scan".into(),
             ));
+        };
+        // Runtime join filters first, before the filter above runs.
+        let filtered = |b: RecordBatch| self.tested(plan, b, sink);
+        let sink: &Sink<'_> = if plan.runtime_filters.applied.is_empty() {
+            sink
+        } else {
+            &filtered
         };
         let metrics = &plan.metrics;
         let size = self.batch_size;
@@ -220,7 +232,24 @@ impl Run<'_> {
         })
     }
 
+    /// Passes on the rows of `plan`'s output `batch` that its runtime
+    /// filters let through.
+    fn tested(&self, plan: &PhysicalPlan, batch: RecordBatch, sink: &Sink<'_>) -> Result<()> {
+        match self.filters.apply(plan, batch)? {
+            Some(b) => sink(b),
+            None => Ok(()),
+        }
+    }
+
     pub(super) fn push(&self, plan: &PhysicalPlan, sink: &Sink<'_>) -> Result<()> {
+        let filtered = |b: RecordBatch| self.tested(plan, b, sink);
+        let sink: &Sink<'_> = if plan.runtime_filters.applied.is_empty()
+            || matches!(plan.operator, Operator::Scan { .. })
+        {
+            sink // a scan tests its own (`scan`)
+        } else {
+            &filtered
+        };
         let metrics = &plan.metrics;
         let out = |b: RecordBatch| {
             metrics.record(&b);

@@ -90,6 +90,9 @@ pub fn lower(
     let lowered = select(lowered, &all, root.schema())?;
     let mut plan = lowered.plan;
     plan.budget = lowering.budget;
+    if config.runtime_filters {
+        crate::exec::runtime_filter::plan(&mut plan, tables);
+    }
     Ok(plan)
 }
 
