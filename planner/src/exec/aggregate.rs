@@ -32,6 +32,7 @@ mod column_groups;
 mod combine;
 mod distinct;
 mod groups;
+mod inline_keys;
 mod min_max;
 mod packed_groups;
 mod spec;

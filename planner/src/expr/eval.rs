@@ -69,6 +69,10 @@ impl PhysicalExpr {
             } => {
                 let v = input.evaluate_value(batch)?;
                 let p = pattern.evaluate_value(batch)?;
+                if let Some(out) = crate::expr::like::try_like(&v, &p, *negated, *case_insensitive)
+                {
+                    return Ok(Value::Array(Arc::new(out)));
+                }
                 use arrow_string::like;
                 let out = match (negated, case_insensitive) {
                     (false, false) => like::like(&v, &p),

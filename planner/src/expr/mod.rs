@@ -45,6 +45,7 @@ mod error;
 mod eval;
 mod interval;
 mod join_filter;
+mod like;
 mod logic;
 mod physical;
 mod prune;

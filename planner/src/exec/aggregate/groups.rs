@@ -15,7 +15,8 @@
 //!  Columns several columns, or one string, decimal or boolean column, all
 //!          of flat types: hashed and compared column by column against
 //!          the groups' key values where they already are (see
-//!          `column_groups`)
+//!          `column_groups`); few keys of short strings and fixed-width
+//!          values are answered by a cache in front (`inline_keys`)
 //!  Rows    anything else (nested types): arrow-row encoded keys; a
 //!          HashTable of group ids, each group's key bytes at
 //!          bytes[offsets[g]..offsets[g + 1]] and its hash at hashes[g], so
@@ -45,6 +46,7 @@ use arrow_schema::DataType;
 use hashbrown::HashTable;
 
 use super::column_groups::ColumnTable;
+use super::inline_keys::InlineKeys;
 use super::packed_groups::PackedTable;
 use crate::exec::error::{ExecError, Result};
 use crate::kernels::canonical_floats;
@@ -76,7 +78,9 @@ enum Kind {
     Global,
     Word(WordTable),
     Packed(PackedTable),
-    Columns(ColumnTable),
+    /// The column-wise table, and a cache of short keys in front of it
+    /// (when the key types allow one).
+    Columns(ColumnTable, Option<InlineKeys>),
     Rows(RowTable),
 }
 
@@ -99,7 +103,9 @@ impl GroupTable {
             _ if PackedTable::try_new(types).is_some() => {
                 Kind::Packed(PackedTable::try_new(types).unwrap_or_default())
             }
-            _ if ColumnTable::supports(types) => Kind::Columns(ColumnTable::default()),
+            _ if ColumnTable::supports(types) => {
+                Kind::Columns(ColumnTable::default(), InlineKeys::try_new(types))
+            }
             _ => {
                 let fields = types.iter().map(|t| SortField::new(t.clone())).collect();
                 let converter = RowConverter::new(fields).map_err(|e| {
@@ -157,14 +163,52 @@ impl GroupTable {
             }
             Kind::Word(t) => t.intern(&keys[0], &mut next, ids, &mut self.new_rows)?,
             Kind::Packed(t) => t.intern(&keys, &self.state, &mut next, ids, &mut self.new_rows)?,
-            Kind::Columns(t) => t.intern(
-                &keys,
-                (&self.parts, &self.part_starts),
-                &self.state,
-                &mut next,
-                ids,
-                &mut self.new_rows,
-            )?,
+            Kind::Columns(t, cache) => match cache
+                .as_mut()
+                .and_then(|c| Some((c.lookup(&keys, rows)?, c)))
+            {
+                None => t.intern(
+                    &keys,
+                    (&self.parts, &self.part_starts),
+                    &self.state,
+                    &mut next,
+                    ids,
+                    &mut self.new_rows,
+                )?,
+                Some((lookup, cache)) => {
+                    // The keys new to the cache, once each, through the
+                    // column-wise table (which owns the groups).
+                    let mut miss_groups = Vec::with_capacity(lookup.misses.len());
+                    if !lookup.misses.is_empty() {
+                        let at = UInt32Array::from(lookup.misses.clone());
+                        let sub = keys
+                            .iter()
+                            .map(|k| arrow_select::take::take(k.as_ref(), &at, None))
+                            .collect::<Result<Vec<_>, _>>()
+                            .map_err(|e| {
+                                cache.disable();
+                                ExecError::arrow("aggregate (group keys)", e)
+                            })?;
+                        let interned = t.intern(
+                            &sub,
+                            (&self.parts, &self.part_starts),
+                            &self.state,
+                            &mut next,
+                            &mut miss_groups,
+                            &mut self.new_rows,
+                        );
+                        if interned.is_err() {
+                            cache.disable();
+                        }
+                        interned?;
+                        // New groups' rows: of the batch, not of `sub`.
+                        for r in &mut self.new_rows {
+                            *r = lookup.misses[*r as usize];
+                        }
+                    }
+                    cache.resolve(&lookup, &miss_groups, ids);
+                }
+            },
             Kind::Rows(t) => t.intern(&keys, &self.state, &mut next, ids, &mut self.new_rows)?,
         }
         self.num_groups = next;
@@ -179,7 +223,7 @@ impl GroupTable {
                 + self.parts.last().map_or(0, |p| p[0].len());
             self.parts.push(part);
             self.part_starts.push(first);
-            if matches!(self.kind, Kind::Columns(_)) {
+            if matches!(self.kind, Kind::Columns(..)) {
                 self.merge_parts()?;
             }
         }
@@ -222,7 +266,7 @@ impl GroupTable {
                 })
                 .collect(),
             Kind::Packed(t) => t.hashes().to_vec(),
-            Kind::Columns(t) => t.hashes().to_vec(),
+            Kind::Columns(t, _) => t.hashes().to_vec(),
             Kind::Rows(t) => t.hashes.clone(),
         }
     }
@@ -315,6 +359,10 @@ impl WordTable {
         ids: &mut Vec<u32>,
         new_rows: &mut Vec<u32>,
     ) -> Result<()> {
+        // The previous row's non-NULL key and group: input sorted or
+        // clustered by the key (lineitem by l_orderkey) repeats it, and a
+        // repeat costs no lookup.
+        let mut last: Option<(u64, u32)> = None;
         for (i, &v) in values.iter().enumerate() {
             let id = if nulls.is_some_and(|n| n.is_null(i)) {
                 match self.null_group {
@@ -328,12 +376,19 @@ impl WordTable {
                 }
             } else {
                 let w: u64 = v.into();
-                match self.map.get(&w) {
-                    Some(&g) => g,
-                    None => {
-                        let g = new_group(next, i, new_rows)?;
-                        self.words.push(w);
-                        self.map.insert(w, g);
+                match last {
+                    Some((lw, lg)) if lw == w => lg,
+                    _ => {
+                        let g = match self.map.get(&w) {
+                            Some(&g) => g,
+                            None => {
+                                let g = new_group(next, i, new_rows)?;
+                                self.words.push(w);
+                                self.map.insert(w, g);
+                                g
+                            }
+                        };
+                        last = Some((w, g));
                         g
                     }
                 }
