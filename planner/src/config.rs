@@ -105,7 +105,7 @@ impl Default for Config {
 
 impl Config {
     /// The keys [`Config::set`] accepts.
-    pub const KEYS: [&'static str; 7] = [
+    pub const KEYS: [&'static str; 8] = [
         "broadcast_threshold",
         "hint_mode",
         "disabled_strategies",
@@ -204,6 +204,8 @@ impl Config {
                     "true" | "on" | "1" => true,
                     "false" | "off" | "0" => false,
                     _ => return Err(bad("fused_aggregate", "expected true or false")),
+                }
+            }
             "runtime_filters" => {
                 self.runtime_filters = match v.to_ascii_lowercase().as_str() {
                     "true" | "on" | "1" => true,

@@ -302,6 +302,8 @@ impl HashAggregate {
         }
         RecordBatch::try_new(self.schema.clone(), columns)
             .map_err(|e| ExecError::arrow("aggregate (output batch)", e))
+    }
+
     /// The input column that group key `i` (output column `i`) is, when
     /// it is a plain column: a runtime filter on that output column is one
     /// on the input column (`exec::runtime_filter`).

@@ -85,12 +85,14 @@ pub(super) fn fuse(plan: PhysicalPlan) -> PhysicalPlan {
         schema,
         metrics,
         budget,
+        runtime_filters,
     } = plan;
-    let rebuilt = |operator| PhysicalPlan {
+    let rebuilt = move |operator| PhysicalPlan {
         operator,
-        schema: schema.clone(),
-        metrics: metrics.clone(),
-        budget: budget.clone(),
+        schema,
+        metrics,
+        budget,
+        runtime_filters,
     };
     let Operator::Aggregate { input, aggregate } = operator else {
         return rebuilt(operator);

@@ -9,9 +9,8 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
 use crate::choose::JoinChoice;
-use crate::exec::{HashAggregate, JoinAggregate, SortExec};
 use crate::exec::runtime_filter::RuntimeFilters;
-use crate::exec::{HashAggregate, SortExec};
+use crate::exec::{HashAggregate, JoinAggregate, SortExec};
 use crate::expr::PhysicalExpr;
 use crate::kernels::{Join, JoinKernel, MemoryBudget};
 
@@ -223,6 +222,7 @@ impl PhysicalPlan {
             Operator::Filter { input, .. }
             | Operator::Project { input, .. }
             | Operator::Aggregate { input, .. }
+            | Operator::JoinAggregate { input, .. }
             | Operator::Sort { input, .. }
             | Operator::Limit { input, .. } => vec![input],
             Operator::Join { left, right, .. } | Operator::SetOperation { left, right, .. } => {
