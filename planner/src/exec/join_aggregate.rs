@@ -174,7 +174,7 @@ fn fused_call(
     source: &impl Fn(usize) -> Option<(JoinSide, usize, DataType)>,
 ) -> Option<FusedCall> {
     let Some(column) = call.column else {
-        return (call.func == Func::Count).then(|| FusedCall {
+        return (call.func == Func::Count).then_some(FusedCall {
             name: call.name,
             kind: CallKind::Rows,
             side: JoinSide::Left,

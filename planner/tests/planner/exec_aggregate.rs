@@ -720,9 +720,12 @@ proptest! {
     }
 }
 
+/// Groups of (s, i): their row count and `v` values.
+type GroupsBySI = BTreeMap<(Option<String>, Option<i32>), (usize, Vec<i64>)>;
+
 /// Naive `SELECT s, i, count(*), sum(v) FROM t GROUP BY s, i`.
 fn naive_by_s_i(rows: &[Row]) -> Vec<Vec<String>> {
-    let mut groups: BTreeMap<(Option<String>, Option<i32>), (usize, Vec<i64>)> = BTreeMap::new();
+    let mut groups = GroupsBySI::new();
     for r in rows {
         let e = groups.entry((r.s.clone(), r.i)).or_default();
         e.0 += 1;

@@ -80,7 +80,7 @@ enum Kind {
     Packed(PackedTable),
     /// The column-wise table, and a cache of short keys in front of it
     /// (when the key types allow one).
-    Columns(ColumnTable, Option<InlineKeys>),
+    Columns(ColumnTable, Option<Box<InlineKeys>>),
     Rows(RowTable),
 }
 
@@ -103,9 +103,10 @@ impl GroupTable {
             _ if PackedTable::try_new(types).is_some() => {
                 Kind::Packed(PackedTable::try_new(types).unwrap_or_default())
             }
-            _ if ColumnTable::supports(types) => {
-                Kind::Columns(ColumnTable::default(), InlineKeys::try_new(types))
-            }
+            _ if ColumnTable::supports(types) => Kind::Columns(
+                ColumnTable::default(),
+                InlineKeys::try_new(types).map(Box::new),
+            ),
             _ => {
                 let fields = types.iter().map(|t| SortField::new(t.clone())).collect();
                 let converter = RowConverter::new(fields).map_err(|e| {
