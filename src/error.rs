@@ -1,10 +1,10 @@
 //! The one error type of the embedding API and the command line.
 
+use tenon_kernels::KernelError;
 use tenon_planner::choose::PlanError;
 use tenon_planner::config::ConfigError;
 use tenon_planner::exec::ExecError;
 use tenon_planner::hints::HintError;
-use tenon_planner::kernels::KernelError;
 use tenon_planner::prepare::{BoxError, PrepareError};
 use tenon_planner::sql::SqlError;
 

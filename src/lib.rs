@@ -19,9 +19,9 @@
 //!   ([`std::error::Error::source`]).
 //! * [`io`]: reading and writing Arrow data as Parquet, CSV, JSON and Arrow
 //!   IPC; [`kernels`]: the join kernels themselves (hash, sort-merge,
-//!   nested loop); [`planner`]: the SQL planner; [`datasets`], [`suite`],
-//!   [`bench`](mod@bench) and [`measure`]: the synthetic workloads and the
-//!   benchmark report behind `tenon bench`.
+//!   nested loop, as-of); [`planner`]: the SQL planner; [`datasets`],
+//!   [`suite`], [`bench`](mod@bench) and [`measure`]: the synthetic
+//!   workloads and the benchmark report behind `tenon bench`.
 //!
 //! The `tenon` command line is the `cli` feature (on by default); build
 //! with `default-features = false` for the library alone (no clap,
@@ -70,11 +70,11 @@
 #![deny(missing_docs)]
 
 pub mod bench;
-pub mod error;
+mod error;
 pub mod io;
 pub mod measure;
 pub mod options;
-pub mod session;
+mod session;
 pub mod suite;
 
 pub use error::{Cause, Error};
@@ -82,9 +82,9 @@ pub use session::{
     Explain, JoinBuilder, JoinReport, PlanReport, Query, QueryOutput, QueryStream,
     RuntimeFilterReport, Session, StatementOutput, TableRef,
 };
+pub use tenon_kernels::{JoinSide, JoinType, Strategy};
 pub use tenon_planner as planner;
 pub use tenon_planner::config::{Config, HintMode};
-pub use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
 
 pub use tenon_datasets as datasets;
 pub use tenon_kernels as kernels;

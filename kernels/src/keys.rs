@@ -23,7 +23,7 @@
 //! and is greater than every other value, `+inf` included; NULL is
 //! unknown as always. [`canonical_floats`] is the one definition: after it,
 //! Arrow's total order of floats *is* that order. Join keys in every
-//! kernel (hash, sort-merge, nested loop, range conditions), GROUP BY,
+//! kernel (hash, sort-merge, nested loop, as-of, range conditions), GROUP BY,
 //! DISTINCT, INTERSECT / EXCEPT, the comparisons of filters and join
 //! predicates (`=, <>, <, <=, >, >=`, BETWEEN, IN, IS [NOT] DISTINCT
 //! FROM), ORDER BY (NaN last ascending, `-0.0` and `0.0` tie) and

@@ -200,18 +200,10 @@ impl Config {
                 self.batch_size = n;
             }
             "fused_aggregate" => {
-                self.fused_aggregate = match v.to_ascii_lowercase().as_str() {
-                    "true" | "on" | "1" => true,
-                    "false" | "off" | "0" => false,
-                    _ => return Err(bad("fused_aggregate", "expected true or false")),
-                }
+                self.fused_aggregate = parse_switch(v).map_err(|w| bad("fused_aggregate", w))?
             }
             "runtime_filters" => {
-                self.runtime_filters = match v.to_ascii_lowercase().as_str() {
-                    "true" | "on" | "1" => true,
-                    "false" | "off" | "0" => false,
-                    _ => return Err(bad("runtime_filters", "expected true or false")),
-                }
+                self.runtime_filters = parse_switch(v).map_err(|w| bad("runtime_filters", w))?
             }
             _ => {
                 return Err(ConfigError::UnknownKey {
@@ -220,6 +212,16 @@ impl Config {
             }
         }
         Ok(())
+    }
+}
+
+/// An on/off setting's value: `true`/`on`/`1` or `false`/`off`/`0`, in
+/// any case.
+fn parse_switch(v: &str) -> Result<bool, &'static str> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" => Ok(true),
+        "false" | "off" | "0" => Ok(false),
+        _ => Err("expected true or false"),
     }
 }
 

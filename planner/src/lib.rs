@@ -22,7 +22,8 @@
 //! * [`exec`]: lowering (`exec::lower`, with projection pushdown) and
 //!   execution as push-based pipelines on a rayon pool: scans (lazy file
 //!   sources included), joins on the kernels (`exec/join_run.rs`) with the
-//!   one run-time adaptation (`exec/adapt.rs`: the adaptive build side),
+//!   run-time adaptations (`exec/adapt.rs`: the adaptive build side, and
+//!   skipping a probe side that cannot match), runtime join filters,
 //!   hash aggregation, sorts and top-N, streaming LIMIT/OFFSET, set
 //!   operations, all charged to the query's memory budget.
 //! * [`expr`]: expressions compiled and evaluated vectorized on Arrow
@@ -30,7 +31,8 @@
 //!   scan filters checked against Parquet statistics.
 //! * [`config`]: the settings (`--set KEY=VALUE`), their defaults and bounds.
 //!
-//! [`kernels`] re-exports `tenon-kernels`.
+//! The kernels are `tenon-kernels`' own (`tenon_kernels::HashJoin`, ...):
+//! this crate builds on them and does not re-export them.
 #![deny(missing_docs)]
 
 pub mod choose;
@@ -40,5 +42,3 @@ pub mod expr;
 pub mod hints;
 pub mod prepare;
 pub mod sql;
-
-pub use tenon_kernels as kernels;

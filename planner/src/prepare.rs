@@ -34,8 +34,8 @@ use crate::config::Config;
 use crate::exec::{self, ExecError, Operator, PhysicalPlan, Sink, TableData, Tables};
 use crate::expr::QueryContext;
 use crate::hints::Position;
-use crate::kernels::MemoryBudget;
 use crate::sql::Catalog;
+use tenon_kernels::MemoryBudget;
 
 /// What the planner asks of the program that owns the tables.
 pub trait CatalogProvider: Sync {
@@ -155,7 +155,7 @@ fn entry_name(table: &str, options: &[(String, String)]) -> String {
 /// use arrow_array::{Int64Array, RecordBatch};
 /// use tenon_planner::config::Config;
 /// use tenon_planner::exec::{self, TableData};
-/// use tenon_planner::kernels::MemoryBudget;
+/// use tenon_kernels::MemoryBudget;
 /// use tenon_planner::prepare::{
 ///     BoxError, CatalogProvider, OpenedScan, ScanSource, ScanSpec, plan_statement,
 /// };

@@ -40,9 +40,9 @@ use parquet::arrow::arrow_reader::{
 };
 use parquet::file::metadata::PageIndexPolicy;
 use rayon::prelude::*;
+use tenon_kernels::MemoryBudget;
 use tenon_planner::exec::ExecError;
 use tenon_planner::expr::{ColumnStatistics, PhysicalExpr, ScanFilter};
-use tenon_planner::kernels::MemoryBudget;
 
 use super::csv::for_each_csv_batch;
 use super::late::{Evaluated, LateTally, at_file_row, late_columns, row_filter};

@@ -13,7 +13,7 @@
 //! table's columns.
 
 use sqlparser::keywords::ALL_KEYWORDS;
-use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
+use tenon_kernels::{JoinSide, JoinType, Strategy};
 use tenon_planner::sql::SqlError;
 
 use super::output::Explain;

@@ -3,10 +3,10 @@
 //! (`serde_json::to_string(&report)`), without the planner's types.
 
 use serde::Serialize;
+use tenon_kernels::JoinSide;
 use tenon_planner::choose::PlannedJoin;
 use tenon_planner::exec::RuntimeFilterInfo;
 use tenon_planner::hints::DecisionSource;
-use tenon_planner::kernels::JoinSide;
 
 use super::output::Explain;
 

@@ -1,69 +1,6 @@
-//! The embedding API: register tables, run SQL with join hints, get Arrow
-//! record batches back.
-//!
-//! A [`Session`] holds a [`Config`], its tables and views, and a worker
-//! pool. [`Session::sql`] plans a statement in one call down into the
-//! planner ([`tenon_planner::prepare::plan_statement`], with the session as
-//! its [`CatalogProvider`](tenon_planner::prepare::CatalogProvider): the
-//! schemas, statistics and views, and each scan's source given its
-//! OPTIONS) and returns the planned [`Query`], which collects, streams,
-//! explains and explain-analyzes without planning again;
-//! [`Session::collect`], [`Session::query`], [`Session::explain`] and
-//! [`Session::explain_analyze`] are that call and one of these.
-//! [`Session::table`] builds a join in Rust ([`JoinBuilder`]). Settings are
-//! [`Session::set`] strings or typed methods (`set_memory_limit`, ...).
-//!
-//! Tables come from [`Session::register_batch`] (rows in memory),
-//! [`Session::register_file`] (a file read lazily, by each query's scans),
-//! [`Session::register_file_in_memory`] (read once and kept),
-//! [`Session::register_tpch`], or a Flink-style `CREATE TABLE t (...) WITH
-//! ('connector' = 'filesystem', 'path' = ..., 'format' = ...)` statement,
-//! whose file is read when a query first needs it (see
-//! [`crate::options`] for the options). `CREATE [TEMPORARY] VIEW v AS ...`
-//! names a query, planned where it is used as its own query block (H31).
-//! [`Session::execute`] runs any one statement, [`Session::execute_script`]
-//! several separated by `;`; [`Session::collect`] and the other query
-//! methods also take DDL (and return no rows). Everything lives as long as
-//! the session (`TEMPORARY` is accepted and changes nothing).
-//!
-//! # Examples
-//!
-//! ```
-//! use std::sync::Arc;
-//! use arrow_array::{Int64Array, RecordBatch};
-//! use tenon::{Config, Session};
-//!
-//! let orders = RecordBatch::try_from_iter([
-//!     ("cust", Arc::new(Int64Array::from(vec![1, 1, 2, 3])) as _),
-//!     ("amount", Arc::new(Int64Array::from(vec![10, 20, 30, 40])) as _),
-//! ])?;
-//! let customers = RecordBatch::try_from_iter([
-//!     ("id", Arc::new(Int64Array::from(vec![1, 2])) as _),
-//! ])?;
-//! let mut session = Session::new(Config::default())?;
-//! session.register_batch("orders", orders)?;
-//! session.register_batch("customers", customers)?;
-//!
-//! let sql = "SELECT /*+ BROADCAST(c) */ count(*) AS n, sum(o.amount) AS total \
-//!            FROM orders o JOIN customers c ON o.cust = c.id";
-//! let explain = session.explain(sql)?;
-//! assert_eq!(explain.joins[0].strategy.name(), "BROADCAST");
-//! assert_eq!(explain.joins[0].build.as_deref(), Some("c"));
-//!
-//! let batches = session.collect(sql)?;
-//! let row = &batches[0];
-//! let n = row.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
-//! let total = row.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
-//! assert_eq!((n.value(0), total.value(0)), (3, 60));
-//!
-//! // a view, its own query block; the outer hint names it
-//! session.execute("CREATE VIEW big AS SELECT cust, amount FROM orders WHERE amount > 15")?;
-//! let explain = session.explain(
-//!     "SELECT /*+ SHUFFLE_HASH(big) */ count(*) FROM big JOIN customers c ON big.cust = c.id",
-//! )?;
-//! assert_eq!(explain.joins[0].build.as_deref(), Some("big"));
-//! # Ok::<_, Box<dyn std::error::Error>>(())
-//! ```
+//! The embedding API: a [`Session`] (tables, views, settings, workers)
+//! and what it gives back: planned queries, joins built in Rust, plans and
+//! their reports.
 
 mod builder;
 mod ddl;
@@ -94,6 +31,73 @@ use sources::{FileTable, Loaded, Registry};
 use stack::on_planning_stack;
 
 /// A query engine instance: settings, tables and views, and workers.
+///
+/// The embedding API: register tables, run SQL with join hints, get Arrow
+/// record batches back.
+///
+/// A [`Session`] holds a [`Config`], its tables and views, and a worker
+/// pool. [`Session::sql`] plans a statement in one call down into the
+/// planner ([`tenon_planner::prepare::plan_statement`], with the session as
+/// its [`CatalogProvider`](tenon_planner::prepare::CatalogProvider): the
+/// schemas, statistics and views, and each scan's source given its
+/// OPTIONS) and returns the planned [`Query`], which collects, streams,
+/// explains and explain-analyzes without planning again;
+/// [`Session::collect`], [`Session::query`], [`Session::explain`] and
+/// [`Session::explain_analyze`] are that call and one of these.
+/// [`Session::table`] builds a join in Rust ([`JoinBuilder`]). Settings are
+/// [`Session::set`] strings or typed methods (`set_memory_limit`, ...).
+///
+/// Tables come from [`Session::register_batch`] (rows in memory),
+/// [`Session::register_file`] (a file read lazily, by each query's scans),
+/// [`Session::register_file_in_memory`] (read once and kept),
+/// [`Session::register_tpch`], or a Flink-style `CREATE TABLE t (...) WITH
+/// ('connector' = 'filesystem', 'path' = ..., 'format' = ...)` statement,
+/// whose file is read when a query first needs it (see
+/// [`crate::options`] for the options). `CREATE [TEMPORARY] VIEW v AS ...`
+/// names a query, planned where it is used as its own query block (H31).
+/// [`Session::execute`] runs any one statement, [`Session::execute_script`]
+/// several separated by `;`; [`Session::collect`] and the other query
+/// methods also take DDL (and return no rows). Everything lives as long as
+/// the session (`TEMPORARY` is accepted and changes nothing).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow_array::{Int64Array, RecordBatch};
+/// use tenon::{Config, Session};
+///
+/// let orders = RecordBatch::try_from_iter([
+///     ("cust", Arc::new(Int64Array::from(vec![1, 1, 2, 3])) as _),
+///     ("amount", Arc::new(Int64Array::from(vec![10, 20, 30, 40])) as _),
+/// ])?;
+/// let customers = RecordBatch::try_from_iter([
+///     ("id", Arc::new(Int64Array::from(vec![1, 2])) as _),
+/// ])?;
+/// let mut session = Session::new(Config::default())?;
+/// session.register_batch("orders", orders)?;
+/// session.register_batch("customers", customers)?;
+///
+/// let sql = "SELECT /*+ BROADCAST(c) */ count(*) AS n, sum(o.amount) AS total \
+///            FROM orders o JOIN customers c ON o.cust = c.id";
+/// let explain = session.explain(sql)?;
+/// assert_eq!(explain.joins[0].strategy.name(), "BROADCAST");
+/// assert_eq!(explain.joins[0].build.as_deref(), Some("c"));
+///
+/// let batches = session.collect(sql)?;
+/// let row = &batches[0];
+/// let n = row.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+/// let total = row.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
+/// assert_eq!((n.value(0), total.value(0)), (3, 60));
+///
+/// // a view, its own query block; the outer hint names it
+/// session.execute("CREATE VIEW big AS SELECT cust, amount FROM orders WHERE amount > 15")?;
+/// let explain = session.explain(
+///     "SELECT /*+ SHUFFLE_HASH(big) */ count(*) FROM big JOIN customers c ON big.cust = c.id",
+/// )?;
+/// assert_eq!(explain.joins[0].build.as_deref(), Some("big"));
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
 pub struct Session {
     config: Config,
     registry: RwLock<Registry>,

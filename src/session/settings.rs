@@ -4,8 +4,8 @@
 //! and messages `Config::set` uses) and only then apply it, so a bad value
 //! leaves the session as it was.
 
+use tenon_kernels::Strategy;
 use tenon_planner::config::{Config, HintMode};
-use tenon_planner::kernels::Strategy;
 
 use super::{Session, build_pool};
 use crate::error::Error;
@@ -13,7 +13,8 @@ use crate::error::Error;
 impl Session {
     /// Changes one setting, as `--set KEY=VALUE` does (`threads`,
     /// `batch_size`, `broadcast_threshold`, `hint_mode`,
-    /// `disabled_strategies`, `memory_limit`).
+    /// `disabled_strategies`, `memory_limit`, `fused_aggregate`,
+    /// `runtime_filters`: [`Config::KEYS`]).
     ///
     /// # Errors
     ///
@@ -137,6 +138,35 @@ impl Session {
     pub fn set_batch_size(&mut self, rows: usize) -> Result<(), Error> {
         self.apply(Config {
             batch_size: rows,
+            ..self.config.clone()
+        })
+    }
+
+    /// `fused_aggregate`: whether an aggregate without GROUP BY directly
+    /// over an INNER hash join adds up the join's pairs as it probes
+    /// (`JoinAggregate` in EXPLAIN) instead of the join's output batches.
+    /// On by default; off to compare.
+    ///
+    /// # Errors
+    ///
+    /// None today; a `Result` as every setting's.
+    pub fn set_fused_aggregate(&mut self, on: bool) -> Result<(), Error> {
+        self.apply(Config {
+            fused_aggregate: on,
+            ..self.config.clone()
+        })
+    }
+
+    /// `runtime_filters`: whether a hash join's complete build side gives
+    /// the scans below its probe side a filter over its keys. On by
+    /// default; off to compare.
+    ///
+    /// # Errors
+    ///
+    /// None today; a `Result` as every setting's.
+    pub fn set_runtime_filters(&mut self, on: bool) -> Result<(), Error> {
+        self.apply(Config {
+            runtime_filters: on,
             ..self.config.clone()
         })
     }

@@ -37,11 +37,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, TimestampMillisecondArray};
 use arrow_schema::{DataType, Schema, SchemaRef};
+use tenon_kernels::MemoryBudget;
 use tenon_planner::exec::{
     ExecError, ScanReport, ScanRequest, Sink, TableData, TableSource, Tables,
 };
 use tenon_planner::hints::Position;
-use tenon_planner::kernels::MemoryBudget;
 use tenon_planner::prepare::{BoxError, CatalogProvider, OpenedScan, ScanSource, ScanSpec};
 use tenon_planner::sql::{Catalog, SqlError, TableStats, TableTime, proc_time_type};
 

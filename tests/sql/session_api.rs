@@ -275,6 +275,34 @@ fn typed_settings_error_as_set_does() {
     assert_eq!(s.config(), &before);
 }
 
+/// The on/off settings' typed methods set what their `set` strings do,
+/// and a bad string names the key and leaves the session as it was.
+#[test]
+fn typed_switches_set_what_set_does() {
+    let mut typed = empty_session(1, 8192);
+    typed.set_fused_aggregate(false).expect("sets");
+    typed.set_runtime_filters(false).expect("sets");
+    let mut text = empty_session(1, 8192);
+    text.set("fused_aggregate", "off").expect("sets");
+    text.set("RUNTIME_FILTERS", "False").expect("sets");
+    assert_eq!(typed.config(), text.config());
+    assert!(!typed.config().fused_aggregate && !typed.config().runtime_filters);
+    let before = text.config().clone();
+    let e = text.set("runtime_filters", "maybe").unwrap_err();
+    assert!(e.to_string().contains("runtime_filters"), "{e}");
+    assert!(e.to_string().contains("true or false"), "{e}");
+    assert_eq!(text.config(), &before);
+    typed.set_fused_aggregate(true).expect("sets");
+    typed.set_runtime_filters(true).expect("sets");
+    assert_eq!(
+        typed.config(),
+        &tenon::Config {
+            threads: 1,
+            ..tenon::Config::default()
+        }
+    );
+}
+
 /// Each typed setting sets what its `set` string does.
 #[test]
 fn typed_settings_set_what_set_does() {

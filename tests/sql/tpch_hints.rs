@@ -2,8 +2,8 @@
 //! outer SELECT is accepted, EXPLAIN shows every join's strategy with the
 //! hinted one applied, and the answer is still the expected one.
 
+use tenon::Strategy;
 use tenon::planner::hints::DecisionSource;
-use tenon::planner::kernels::Strategy;
 
 use super::tpch::{check_sql, query_text, session};
 

@@ -6,12 +6,13 @@
 //!   projection and residual filter, shared by every kernel, and the
 //!   output schema they decide.
 //! * [`JoinKernel`] (`join_kernel`): the trait every kernel implements
-//!   (`for_each` and its options; `execute`, `collect`, `output_schema` and
-//!   the builder methods are provided), and the optional [`FedProbe`]
-//!   capability of taking the probe side batch by batch, and the optional
-//!   [`PairJoin`] capability (`pairs`) of handing matched pairs to a
-//!   [`PairSink`] instead of output batches. [`Join`] (`join`)
-//!   holds any kernel, [`Strategy`] names them.
+//!   (its options, join type, strategy and `for_each`; `execute`,
+//!   `collect`, `output_schema` and the builder methods are provided), with
+//!   two optional capabilities: [`FedProbe`], taking the probe side batch
+//!   by batch, and [`PairJoin`] (`pairs`), handing matched pairs to a
+//!   [`PairSink`] instead of output batches (for an aggregate fused into
+//!   the join). [`Join`] (`join`) holds any kernel; [`Strategy`] names the
+//!   four strategies by their hint names.
 //! * [`BatchSink`] and the emitter (`emit`): candidate pairs to join-type
 //!   bookkeeping (filter, match bitmaps) to output batches, and the
 //!   unmatched-rows pass; `output`: the output layout and the one gather.
@@ -19,9 +20,9 @@
 //!   `dispatch`: the key-type dispatch; `stream`: [`JoinStream`] and the
 //!   collecting sink.
 //!
-//! A new kernel is one module beside `hash`, `merge` and `nested` with one
-//! `impl JoinKernel` (plus `impl From<NewJoin> for Join`), built from these
-//! pieces.
+//! A new kernel is one module beside `hash`, `merge`, `nested` and `asof`
+//! with one `impl JoinKernel` (plus `impl From<NewJoin> for Join`), built
+//! from these pieces.
 
 pub(crate) mod concat;
 pub(crate) mod dispatch;

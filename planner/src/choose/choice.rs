@@ -10,10 +10,13 @@
 //! # Run-time adaptation
 //!
 //! Everything is decided here, before execution, on size *estimates*. The
-//! executor may change one thing, and only where the choice allows it
+//! executor may change the decision only where the choice allows it
 //! ([`JoinChoice::adaptive_build_side`]): the build side of a hash join
 //! whose strategy the default chose (not a hint), once both inputs' real
-//! sizes are known. EXPLAIN ANALYZE shows it where it happened
+//! sizes are known. (Its other adaptation, skipping a probe side that
+//! cannot match, changes no decision: the join runs as decided on an empty
+//! probe side.) Both are steps of `exec/adapt.rs`; EXPLAIN ANALYZE shows
+//! them where they happened
 //! ([`OperatorMetrics::adapted`](crate::exec::OperatorMetrics::adapted)).
 
 use datafusion_expr::Join;
@@ -21,8 +24,8 @@ use datafusion_expr::Join;
 use super::{PlannedJoin, kernel_join_type, key_texts};
 use crate::config::Config;
 use crate::hints::DecisionSource;
-use crate::kernels::{JoinSide, JoinType, Strategy};
 use crate::sql::{PlanPath, SqlError};
+use tenon_kernels::{JoinSide, JoinType, Strategy};
 
 /// The strategy, build side and reason of one join, as the physical plan
 /// carries it ([`Operator::Join`](crate::exec::Operator::Join)).
@@ -34,7 +37,7 @@ use crate::sql::{PlanPath, SqlError};
 /// use arrow_schema::{DataType, Field, Schema};
 /// use tenon_planner::choose::{JoinChoice, plan_joins};
 /// use tenon_planner::config::Config;
-/// use tenon_planner::kernels::{JoinSide, Strategy};
+/// use tenon_kernels::{JoinSide, Strategy};
 /// use tenon_planner::sql::Catalog;
 ///
 /// let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
@@ -52,7 +55,10 @@ use crate::sql::{PlanPath, SqlError};
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JoinChoice {
-    /// The strategy: which kernel runs the join, and a hash join's mode.
+    /// The kernel that runs the join ([`JoinKind::of`]).
+    pub kernel: JoinKind,
+    /// The strategy: for a regular join, its kernel and a hash join's
+    /// mode; for a time join, the as-of kernel's mode (H53).
     pub strategy: Strategy,
     /// The join type (NOT IN: [`JoinType::LeftAntiNullAware`]).
     pub join_type: JoinType,
@@ -78,9 +84,46 @@ pub struct JoinChoice {
     pub time_join: Option<String>,
 }
 
+/// Which kernel runs a join: what lowering builds for a [`JoinChoice`].
+///
+/// ```
+/// use tenon_planner::choose::JoinKind;
+/// use tenon_kernels::Strategy;
+///
+/// assert_eq!(JoinKind::of(Strategy::Broadcast, false), JoinKind::Hash);
+/// assert_eq!(JoinKind::of(Strategy::ShuffleMerge, false), JoinKind::SortMerge);
+/// // a temporal or as-of join runs on the as-of kernel in either mode
+/// assert_eq!(JoinKind::of(Strategy::ShuffleMerge, true), JoinKind::Asof);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    /// `HashJoin` (BROADCAST, SHUFFLE_HASH).
+    Hash,
+    /// `SortMergeJoin` (SHUFFLE_MERGE).
+    SortMerge,
+    /// `NestedLoopJoin` (NEST_LOOP).
+    NestedLoop,
+    /// `AsofJoin`: temporal and as-of joins, broadcast or partitioned.
+    Asof,
+}
+
+impl JoinKind {
+    /// The kernel of a join decided as `strategy`; `time_join` for a
+    /// temporal or as-of join.
+    pub fn of(strategy: Strategy, time_join: bool) -> JoinKind {
+        match (time_join, strategy) {
+            (true, _) => JoinKind::Asof,
+            (false, Strategy::Broadcast | Strategy::ShuffleHash) => JoinKind::Hash,
+            (false, Strategy::ShuffleMerge) => JoinKind::SortMerge,
+            (false, Strategy::NestLoop) => JoinKind::NestedLoop,
+        }
+    }
+}
+
 impl From<&PlannedJoin> for JoinChoice {
     fn from(join: &PlannedJoin) -> Self {
         JoinChoice {
+            kernel: JoinKind::of(join.strategy, join.time_join.is_some()),
             strategy: join.strategy,
             join_type: join.join_type,
             build_side: join.build_side,

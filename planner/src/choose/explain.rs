@@ -9,7 +9,7 @@
 use std::fmt;
 
 use super::{JoinPlan, PlannedJoin};
-use crate::kernels::JoinSide;
+use tenon_kernels::JoinSide;
 
 /// A JSON string literal.
 fn json_string(out: &mut String, s: &str) {

@@ -4,8 +4,10 @@
 //! This module is the one place that decides what runs before execution:
 //! the strategy and build side of every join, by its block's hints or the
 //! default choice (`crate::hints`), and of the joins that belong to no
-//! block (INTERSECT, EXCEPT: `choice.rs`). Lowering reads the decisions;
-//! the executor may make the one adaptation a decision allows
+//! block (INTERSECT, EXCEPT: `choice.rs`). Lowering reads the decisions
+//! (and places runtime join filters from them, `exec/runtime_filter.rs`);
+//! the executor may adapt a decision only in the named steps of
+//! `exec/adapt.rs`, where the plan allows them
 //! ([`JoinChoice::adaptive_build_side`]).
 //!
 //! ```text
@@ -64,7 +66,7 @@ mod explain;
 mod join_numbers;
 mod sites;
 
-pub use choice::{JoinChoice, allows_adaptive_build_side};
+pub use choice::{JoinChoice, JoinKind, allows_adaptive_build_side};
 pub(crate) use join_numbers::decision_number;
 
 pub(crate) use sites::kernel_join_type;
@@ -85,8 +87,8 @@ use crate::config::Config;
 use crate::hints::{
     DecisionSource, HintError, HintPlacement, IgnoredHint, Position, resolve_block,
 };
-use crate::kernels::{JoinSide, JoinType, Strategy};
 use crate::sql::{Catalog, PlanPath, PlannedQuery, SqlError, node_at, plan_sql, replace_node_at};
+use tenon_kernels::{JoinSide, JoinType, Strategy};
 
 /// Everything that can go wrong between SQL text and a [`JoinPlan`].
 ///
@@ -203,7 +205,7 @@ pub struct JoinPlan {
     /// use arrow_schema::{DataType, Field, Schema};
     /// use tenon_planner::choose::plan_joins;
     /// use tenon_planner::config::Config;
-    /// use tenon_planner::kernels::{JoinSide, Strategy};
+    /// use tenon_kernels::{JoinSide, Strategy};
     /// use tenon_planner::sql::Catalog;
     ///
     /// let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
@@ -248,7 +250,7 @@ pub struct JoinPlan {
 /// use arrow_schema::{DataType, Field, Schema};
 /// use tenon_planner::choose::plan_joins;
 /// use tenon_planner::config::Config;
-/// use tenon_planner::kernels::Strategy;
+/// use tenon_kernels::Strategy;
 /// use tenon_planner::sql::Catalog;
 ///
 /// let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));

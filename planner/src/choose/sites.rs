@@ -9,10 +9,10 @@ use super::block_hints::block_hints;
 use super::estimate::Estimator;
 use super::{PlanError, PlannedJoin, allows_adaptive_build_side};
 use crate::hints::{BlockInput, BlockJoins, Hint, JoinDecision, JoinSite, SiteInput};
-use crate::kernels::{JoinType, Strategy};
 use crate::sql::{
     Catalog, InputKind, JoinInput, JoinRef, QueryBlock, SqlError, TableStats, TimeJoin, node_at,
 };
+use tenon_kernels::{JoinType, Strategy};
 
 /// Prefix of the aliases the front end gives `IN` / `NOT IN` subqueries it
 /// plans as semi / anti joins (`crate::sql::in_subqueries_to_joins`).

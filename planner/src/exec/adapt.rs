@@ -1,24 +1,42 @@
 //! Run-time adaptation: what a join changes of the planner's decision once
-//! its inputs' real sizes are known.
+//! its inputs' real sizes are known. Every adaptation the executor makes is
+//! one of the named steps here; the plan says which it may make, and
+//! EXPLAIN ANALYZE shows the one it made on the join's line (`adapted:
+//! ...`, [`OperatorMetrics::adapted`]).
 //!
-//! One adaptation today, the **adaptive build side**. A hash join
-//! (BROADCAST or SHUFFLE_HASH) that the planner chose by default, without
-//! a hint, builds the side the estimates said was smaller. When that side,
-//! collected, turns out large enough for the kernel to partition it
-//! ([`FedProbe::partitions_build`]), the probe side is collected too
-//! ([`may_adapt`]), and if it is the smaller one it is built instead
-//! ([`adapt`]): docs/hints.md H15's "the smaller side", on facts instead of
-//! guesses. A BROADCAST of another join type than INNER cannot build its
-//! other side (H13), so it runs as the SHUFFLE_HASH that H15 falls back to.
-//! A hinted join is never adapted. EXPLAIN ANALYZE shows the adaptation
-//! made (`adapted: ...`, [`Adaptation::note`]).
+//! **The adaptive build side.** A hash join (BROADCAST or SHUFFLE_HASH)
+//! that the planner chose by default, without a hint, builds the side the
+//! estimates said was smaller. When that side, collected, turns out large
+//! enough for the kernel to partition it ([`FedProbe::partitions_build`]),
+//! the probe side is collected too ([`may_adapt`]), and if it is the
+//! smaller one it is built instead ([`adapted_join`]): docs/hints.md H15's
+//! "the smaller side", on facts instead of guesses. A BROADCAST of another
+//! join type than INNER cannot build its other side (H13), so it runs as
+//! the SHUFFLE_HASH that H15 falls back to. A hinted join is never adapted.
+//! Allowed by the decision's `adaptive_build_side` (set by `choose`).
+//!
+//! **Skipping the probe side** ([`skips_probe`]). Once a hash join's build
+//! side is complete, a join whose runtime filters may drop every probe row
+//! without a match (the plan's `skips_probe_when_empty`, set where the
+//! filters are placed) does not run its probe side at all when no probe
+//! row can match: the build side is empty, or a filter made from it passes
+//! no key. Its output is what the join gives for an empty probe side.
+//!
+//! Not adaptations of the plan, and so not here: a kernel's own choices
+//! inside one strategy (the hash join's key filter and a runtime filter
+//! stop being tested once they pass most rows; the as-of kernel's
+//! small-left path), which change how a join runs but never what it runs.
 //!
 //! The inputs are the planner's decision as a [`Planned`] (its strategy,
-//! and whether the plan allows its build side to change: the decision's
-//! `adaptive_build_side`, set by `choose`), the kernel, and the row counts.
+//! and whether the plan allows its build side to change), the kernel, and
+//! the row counts.
+//!
+//! [`OperatorMetrics::adapted`]: super::OperatorMetrics::adapted
 
+use super::plan::OperatorMetrics;
+use crate::choose::JoinChoice;
 use crate::hints::side_label;
-use crate::kernels::{FedProbe, Join, JoinKernel, JoinSide, JoinType, Strategy};
+use tenon_kernels::{FedProbe, Join, JoinKernel, JoinSide, JoinType, Strategy};
 
 /// The planner's decision for a join, as far as adaptation reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +47,16 @@ pub(super) struct Planned {
     /// ([`JoinChoice::adaptive_build_side`](crate::choose::JoinChoice):
     /// a BROADCAST or SHUFFLE_HASH the default chose, never a hint).
     pub adaptive_build_side: bool,
+}
+
+impl Planned {
+    /// What adaptation reads of a join's decision.
+    pub(super) fn of(decision: &JoinChoice) -> Planned {
+        Planned {
+            strategy: decision.strategy,
+            adaptive_build_side: decision.adaptive_build_side,
+        }
+    }
 }
 
 /// An adaptation made: the join to run instead, and what changed (shown
@@ -88,12 +116,51 @@ pub(super) fn adapt(
     })
 }
 
+/// The join to run once both sides are collected (after [`may_adapt`]
+/// said yes): the adapted one, its note recorded in `metrics` for EXPLAIN
+/// ANALYZE, or `join` as planned.
+pub(super) fn adapted_join(
+    planned: Planned,
+    join: &Join,
+    build_rows: usize,
+    probe_rows: usize,
+    metrics: &OperatorMetrics,
+) -> Join {
+    match adapt(planned, join, build_rows, probe_rows) {
+        Some(a) => {
+            let _ = metrics.adapted.set(a.note);
+            a.join
+        }
+        None => join.clone(),
+    }
+}
+
+/// Skipping the probe side (see the module docs): whether a hash join
+/// whose build side holds `build_rows` rows runs its probe side at all.
+/// `allowed` is the plan's `skips_probe_when_empty`; `no_key_passes` says
+/// a runtime filter made from the build side passes no key. A skip is
+/// recorded in `metrics` for EXPLAIN ANALYZE.
+pub(super) fn skips_probe(
+    allowed: bool,
+    build_rows: usize,
+    no_key_passes: bool,
+    metrics: &OperatorMetrics,
+) -> bool {
+    let skip = no_key_passes || (allowed && build_rows == 0);
+    if skip {
+        let _ = metrics
+            .adapted
+            .set("skipped the probe side: no probe row can match the build side".into());
+    }
+    skip
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::choose::allows_adaptive_build_side;
     use crate::hints::DecisionSource;
-    use crate::kernels::{HashJoin, HashJoinMode, SortMergeJoin};
+    use tenon_kernels::{HashJoin, HashJoinMode, SortMergeJoin};
 
     fn planned(strategy: Strategy, by_default: bool) -> Planned {
         let source = if by_default {

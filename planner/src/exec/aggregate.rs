@@ -51,11 +51,11 @@ use rayon::prelude::*;
 
 use crate::exec::error::{ExecError, Result};
 use crate::expr::{PhysicalExpr, QueryContext};
-use crate::kernels::{MemoryBudget, MemoryReservation, batch_bytes};
 use combine::{Finished, Partial, combine};
 use groups::GroupTable;
 use spec::AggSpec;
 pub(crate) use spec::{ColumnCall, Func};
+use tenon_kernels::{MemoryBudget, MemoryReservation, batch_bytes};
 
 /// Fewest rows worth a chunk (a worker's share) of their own. Small in
 /// debug builds so that tests on small inputs go through the parallel

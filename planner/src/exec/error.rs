@@ -1,7 +1,7 @@
 //! The error type of lowering and running a plan.
 
 use crate::expr::ExprError;
-use crate::kernels::KernelError;
+use tenon_kernels::KernelError;
 
 /// Everything lowering a logical plan to operators, or running them, can
 /// fail with. Every message says what was wrong and what to do.

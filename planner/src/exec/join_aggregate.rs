@@ -48,8 +48,8 @@ use super::aggregate::{ColumnCall, Func};
 use super::run::{Run, Sink};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, HashAggregate, Result};
-use crate::kernels::{JoinInput, JoinKernel, JoinSide, JoinType, PairJoin};
 use pairs::{Accumulating, CallKind, FusedCall};
+use tenon_kernels::{JoinInput, JoinKernel, JoinSide, JoinType, PairJoin};
 
 /// An aggregation fused into the INNER join that is its input (see the
 /// module docs): the compiled aggregate, and where each call reads.
@@ -228,7 +228,7 @@ impl Run<'_> {
         let run = |kernel: &dyn PairJoin,
                    l: &JoinInput,
                    r: &JoinInput,
-                   feed: Option<&crate::kernels::ProbeFeed<'_>>| {
+                   feed: Option<&tenon_kernels::ProbeFeed<'_>>| {
             kernel
                 .for_each_pair(l, r, feed, &acc)
                 .map_err(ExecError::from)
@@ -251,10 +251,7 @@ impl Run<'_> {
                 };
                 let build_held = self.collect(build_plan, "the hash join's build side")?;
                 let build = JoinInput::new(build_plan.schema.clone(), build_held.batches);
-                let planned = Planned {
-                    strategy: decision.strategy,
-                    adaptive_build_side: decision.adaptive_build_side,
-                };
+                let planned = Planned::of(decision);
                 let sides = |probe| match paired.build_side() {
                     JoinSide::Left => (&build, probe),
                     JoinSide::Right => (probe, &build),
@@ -262,14 +259,13 @@ impl Run<'_> {
                 if adapt::may_adapt(planned, fed, build.num_rows()) {
                     let held = self.collect(probe_plan, "the hash join's collected probe side")?;
                     let probe = JoinInput::new(probe_plan.schema.clone(), held.batches);
-                    let adapted = adapt::adapt(planned, join, build.num_rows(), probe.num_rows());
-                    let kernel = match adapted {
-                        Some(a) => {
-                            let _ = input.metrics.adapted.set(a.note);
-                            a.join
-                        }
-                        None => join.clone(),
-                    };
+                    let kernel = adapt::adapted_join(
+                        planned,
+                        join,
+                        build.num_rows(),
+                        probe.num_rows(),
+                        &input.metrics,
+                    );
                     let adapted = kernel
                         .paired()
                         .ok_or_else(|| internal("an adapted join that hands out no pairs"))?;

@@ -12,7 +12,7 @@
 //!
 //! Errors of the operators around the join (the sink above it, the probe
 //! side's pipeline below it) travel through the kernel as
-//! [`KernelError::External`](crate::kernels::KernelError::External) and
+//! [`KernelError::External`](tenon_kernels::KernelError::External) and
 //! come back as the executor's own error, with its source.
 //!
 //! Selective joins emit many small batches (one per probe morsel); the
@@ -28,7 +28,7 @@ use super::adapt::{self, Planned};
 use super::run::{Held, Run, Sink, lock};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
-use crate::kernels::{FedProbe, Join, JoinInput, JoinKernel, JoinSide, KernelError};
+use tenon_kernels::{FedProbe, Join, JoinInput, JoinKernel, JoinSide, KernelError};
 
 impl Run<'_> {
     /// Runs the join `plan`, pushing its output (coalesced) into `sink`.
@@ -110,8 +110,12 @@ impl Run<'_> {
         let made = self.filters.make(plan, &build, self.budget)?;
         // No build key at all: no probe row can match, and the probe side
         // adds nothing to the output (the join types with runtime filters).
-        let skip_probe = made.nothing_passes
-            || (plan.runtime_filters.skips_probe_when_empty && build.num_rows() == 0);
+        let skip_probe = adapt::skips_probe(
+            plan.runtime_filters.skips_probe_when_empty,
+            build.num_rows(),
+            made.nothing_passes,
+            &plan.metrics,
+        );
         let result = self.fed_probe(plan, join, fed, &build, skip_probe, out);
         if let Some(summary) = made.summary() {
             let _ = plan.metrics.runtime_filters.set(summary);
@@ -142,10 +146,7 @@ impl Run<'_> {
         else {
             return Err(ExecError::Unsupported("internal: not a join".into()));
         };
-        let planned = Planned {
-            strategy: decision.strategy,
-            adaptive_build_side: decision.adaptive_build_side,
-        };
+        let planned = Planned::of(decision);
         let probe_plan = match fed.build_side() {
             JoinSide::Left => right,
             JoinSide::Right => left,
@@ -164,14 +165,13 @@ impl Run<'_> {
             let probe = JoinInput::new(probe_plan.schema.clone(), batches);
             // The inputs keep their sides; only the kernel's build side moves.
             let (l, r) = sides(fed.build_side(), build, &probe);
-            let adapted = adapt::adapt(planned, join, build.num_rows(), probe.num_rows());
-            let join = match adapted {
-                Some(a) => {
-                    let _ = plan.metrics.adapted.set(a.note);
-                    a.join
-                }
-                None => join.clone(),
-            };
+            let join = adapt::adapted_join(
+                planned,
+                join,
+                build.num_rows(),
+                probe.num_rows(),
+                &plan.metrics,
+            );
             return run_collected(plan, &join, l, r, out);
         }
         let probe = JoinInput::new(probe_plan.schema.clone(), Vec::new());
@@ -325,6 +325,6 @@ impl Coalesce {
     fn concat(&self, batches: &[RecordBatch]) -> Result<RecordBatch> {
         let batch = arrow_select::concat::concat_batches(&self.schema, batches)
             .map_err(|e| ExecError::arrow("joining small join output batches", e))?;
-        Ok(crate::kernels::compact_views(batch)?)
+        Ok(tenon_kernels::compact_views(batch)?)
     }
 }

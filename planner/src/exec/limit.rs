@@ -24,7 +24,7 @@ use arrow_array::RecordBatch;
 
 use crate::exec::plan::OperatorMetrics;
 use crate::exec::{ExecError, Result, SortExec};
-use crate::kernels::{MemoryBudget, MemoryReservation, batch_bytes};
+use tenon_kernels::{MemoryBudget, MemoryReservation, batch_bytes};
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())

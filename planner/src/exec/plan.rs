@@ -12,7 +12,7 @@ use crate::choose::JoinChoice;
 use crate::exec::runtime_filter::RuntimeFilters;
 use crate::exec::{HashAggregate, JoinAggregate, SortExec};
 use crate::expr::PhysicalExpr;
-use crate::kernels::{Join, JoinKernel, MemoryBudget};
+use tenon_kernels::{Join, JoinKernel, MemoryBudget};
 
 /// One operator of a physical plan.
 ///
@@ -391,7 +391,7 @@ impl PhysicalPlan {
 
 /// A kernel's range condition with its columns' names, and its offset in
 /// the column type's unit: `left.t < right.t + 600000000us`.
-fn range_text(c: &crate::kernels::RangeCondition, left: &SchemaRef, right: &SchemaRef) -> String {
+fn range_text(c: &tenon_kernels::RangeCondition, left: &SchemaRef, right: &SchemaRef) -> String {
     use arrow_schema::{DataType, TimeUnit};
     let name = |s: &SchemaRef, i: usize| {
         s.fields()

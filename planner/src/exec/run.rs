@@ -36,7 +36,7 @@ use crate::exec::set_op::run_set_operation;
 use crate::exec::source::{ScanReport, ScanRequest, Tables};
 use crate::exec::{ExecError, Result};
 use crate::expr::{PhysicalExpr, ScanFilter};
-use crate::kernels::{HeldBuffers, MemoryBudget, MemoryReservation};
+use tenon_kernels::{HeldBuffers, MemoryBudget, MemoryReservation};
 
 /// Where an operator's output batches go; called from any worker thread.
 pub type Sink<'a> = dyn Fn(RecordBatch) -> Result<()> + Sync + 'a;

@@ -59,7 +59,7 @@
 //! ANALYZE adds what each filter held and the rows it dropped.
 //! The `runtime_filters` setting turns them off.
 //!
-//! [`FedProbe::runtime_filter_keys`]: crate::kernels::FedProbe::runtime_filter_keys
+//! [`FedProbe::runtime_filter_keys`]: tenon_kernels::FedProbe::runtime_filter_keys
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
@@ -71,7 +71,7 @@ use arrow_buffer::BooleanBuffer;
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::source::Tables;
 use crate::exec::{ExecError, Result};
-use crate::kernels::{
+use tenon_kernels::{
     JoinInput, JoinKernel, JoinSide, MemoryBudget, MemoryReservation, RuntimeFilter,
 };
 

@@ -22,7 +22,7 @@ use arrow_row::{RowConverter, SortField};
 use arrow_schema::SchemaRef;
 
 use crate::exec::{ExecError, Result};
-use crate::kernels::{MemoryBudget, batch_bytes, canonical_floats};
+use tenon_kernels::{MemoryBudget, batch_bytes, canonical_floats};
 
 /// Bytes a count-table entry costs beyond its key: the boxed key's pointer
 /// and length, the count, and the hash map's slot and control byte.

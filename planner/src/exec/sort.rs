@@ -40,7 +40,7 @@ use rayon::prelude::*;
 
 use crate::exec::error::{ExecError, Result};
 use crate::expr::{PhysicalExpr, QueryContext};
-use crate::kernels::{MemoryBudget, MemoryReservation, batch_bytes, canonical_floats};
+use tenon_kernels::{MemoryBudget, MemoryReservation, batch_bytes, canonical_floats};
 
 /// A top-k is used when `fetch` is below this fraction of the input rows
 /// (`fetch * TOP_K_FRACTION < rows`); above, candidates trimmed again and

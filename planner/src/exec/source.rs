@@ -19,7 +19,7 @@ use arrow_schema::SchemaRef;
 use crate::exec::Result;
 use crate::exec::run::Sink;
 use crate::expr::{PhysicalExpr, ScanFilter};
-use crate::kernels::{MemoryBudget, MemoryReservation};
+use tenon_kernels::{MemoryBudget, MemoryReservation};
 
 /// What a scan asks of a [`TableSource`].
 #[derive(Debug)]

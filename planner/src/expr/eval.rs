@@ -18,7 +18,7 @@ use crate::expr::error::{ExprError, Result};
 use crate::expr::physical::{ArithOp, CompareOp, Node, PhysicalExpr};
 use crate::expr::value::Value;
 use crate::expr::{conditional, decimal, logic, scalar_fn, view_compare};
-use crate::kernels::canonical_floats;
+use tenon_kernels::canonical_floats;
 
 impl PhysicalExpr {
     /// Evaluates the expression on `batch`, keeping a constant result as a

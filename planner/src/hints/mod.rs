@@ -22,7 +22,7 @@
 //!     find_hint_comments, resolve_block, BlockInput, BlockJoins, JoinSite, ResolveConfig,
 //!     SiteInput,
 //! };
-//! use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
+//! use tenon_kernels::{JoinSide, JoinType, Strategy};
 //!
 //! let sql = "SELECT /*+ BROADCAST(t1, t3) */ * FROM t1\n\
 //!            JOIN t2 ON t1.id = t2.id\n\

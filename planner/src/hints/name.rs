@@ -11,7 +11,7 @@ use tenon_kernels::Strategy;
 ///
 /// ```
 /// use tenon_planner::hints::HintName;
-/// use tenon_planner::kernels::Strategy;
+/// use tenon_kernels::Strategy;
 ///
 /// let n = HintName::from_name("shuffle_hash").unwrap();
 /// assert_eq!(n, HintName::ShuffleHash);

@@ -63,7 +63,7 @@ struct JoinHint<'a> {
 ///     parse_hints, resolve_block, BlockInput, BlockJoins, JoinSite, Position, ResolveConfig,
 ///     SiteInput,
 /// };
-/// use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
+/// use tenon_kernels::{JoinSide, JoinType, Strategy};
 ///
 /// // SELECT /*+ BROADCAST(t1) SHUFFLE_HASH(t1) */ * FROM t1 FULL OUTER JOIN t2 ON t1.id = t2.id
 /// let hints = parse_hints("BROADCAST(t1) SHUFFLE_HASH(t1)", Position::new(1, 11)).unwrap();

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema};
+use tenon_kernels::Strategy;
 use tenon_planner::choose::{JoinPlan, plan_joins};
 use tenon_planner::config::Config;
 use tenon_planner::hints::DecisionSource;
-use tenon_planner::kernels::Strategy;
 use tenon_planner::sql::{Catalog, TableStats};
 
 use Strategy::{Broadcast, NestLoop, ShuffleHash, ShuffleMerge};

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema};
 use datafusion_expr::LogicalPlan;
+use tenon_kernels::{JoinSide, Strategy};
 use tenon_planner::choose::{JoinChoice, JoinPlan, allows_adaptive_build_side, plan_joins};
 use tenon_planner::config::Config;
 use tenon_planner::exec::{Operator, PhysicalPlan, TableData, Tables, lower};
 use tenon_planner::expr::QueryContext;
 use tenon_planner::hints::DecisionSource;
-use tenon_planner::kernels::{JoinSide, Strategy};
 use tenon_planner::sql::{Catalog, TableStats, node_at, plan_sql};
 
 const MIB: u64 = 1024 * 1024;

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema};
+use tenon_kernels::{JoinSide, JoinType, Strategy};
 use tenon_planner::choose::{JoinPlan, PlanError, plan_joins};
 use tenon_planner::config::Config;
 use tenon_planner::hints::{DecisionSource, HintError, IgnoreReason};
-use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
 use tenon_planner::sql::{Catalog, SqlError, TableStats};
 
 use Strategy::{Broadcast, NestLoop, ShuffleHash, ShuffleMerge};
@@ -631,10 +631,7 @@ fn h15_estimate_of_a_join_subtree() {
         .find(|j| j.left.as_deref() == Some("t4"))
         .unwrap();
     assert_eq!(outer.strategy, Strategy::Broadcast, "{}", outer.reason);
-    assert_eq!(
-        outer.build_side,
-        Some(tenon_planner::kernels::JoinSide::Right)
-    );
+    assert_eq!(outer.build_side, Some(tenon_kernels::JoinSide::Right));
     assert_eq!(outer.build, None);
 }
 

@@ -3,8 +3,8 @@
 //! (views and aliases as hint names).
 
 use crate::hints_support::*;
+use tenon_kernels::{JoinSide, JoinType, Strategy};
 use tenon_planner::hints::*;
-use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
 
 use JoinSide::{Left, Right};
 use Strategy::{Broadcast, NestLoop, ShuffleHash, ShuffleMerge};

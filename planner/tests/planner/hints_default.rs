@@ -2,8 +2,8 @@
 //! strategies and strict hint mode.
 
 use crate::hints_support::*;
+use tenon_kernels::{JoinSide, JoinType, Strategy};
 use tenon_planner::hints::*;
-use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
 
 use JoinSide::{Left, Right};
 use Strategy::{Broadcast, NestLoop, ShuffleHash, ShuffleMerge};

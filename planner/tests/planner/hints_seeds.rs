@@ -4,8 +4,8 @@
 //! one expects (docs/hints.md §2, §3).
 
 use crate::hints_support::*;
+use tenon_kernels::{JoinSide, JoinType, Strategy};
 use tenon_planner::hints::*;
-use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
 
 use JoinSide::{Left, Right};
 use Strategy::{Broadcast, NestLoop, ShuffleHash, ShuffleMerge};

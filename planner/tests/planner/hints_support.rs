@@ -3,11 +3,11 @@
 //! joins are described by hand, as the planner will describe them.
 #![allow(dead_code)]
 
+use tenon_kernels::{JoinSide, JoinType, Strategy};
 use tenon_planner::hints::{
     BlockInput, BlockJoins, BlockResolution, HintError, JoinSite, ResolveConfig, SiteInput,
     find_hint_comments, resolve_block,
 };
-use tenon_planner::kernels::{JoinSide, JoinType, Strategy};
 
 pub const MIB: u64 = 1024 * 1024;
 

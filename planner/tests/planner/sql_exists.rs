@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema};
 use datafusion_expr::{Expr, Join, JoinType, LogicalPlan};
+use tenon_kernels::{JoinType as KernelJoinType, Strategy};
 use tenon_planner::choose::plan_joins;
 use tenon_planner::config::Config;
 use tenon_planner::hints::{DecisionSource, IgnoreReason};
-use tenon_planner::kernels::{JoinType as KernelJoinType, Strategy};
 use tenon_planner::sql::{Catalog, InputKind, PlannedQuery, SqlError, node_at};
 
 use crate::sql_support::{filter, keys};

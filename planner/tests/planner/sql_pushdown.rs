@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema};
 use datafusion_expr::{JoinType, LogicalPlan};
+use tenon_kernels::Strategy;
 use tenon_planner::choose::plan_joins;
 use tenon_planner::config::Config;
 use tenon_planner::hints::DecisionSource;
-use tenon_planner::kernels::Strategy;
 use tenon_planner::sql::{Catalog, PlannedQuery, node_at};
 
 use crate::sql_support::{filter, joins, keys};

@@ -49,7 +49,7 @@ use super::column_groups::ColumnTable;
 use super::inline_keys::InlineKeys;
 use super::packed_groups::PackedTable;
 use crate::exec::error::{ExecError, Result};
-use crate::kernels::canonical_floats;
+use tenon_kernels::canonical_floats;
 
 /// Partition hash of the NULL group of a one-column fixed-width key (any
 /// constant: it only has to be the same in every table).

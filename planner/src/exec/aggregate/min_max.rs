@@ -22,7 +22,7 @@ use arrow_schema::{ArrowError, DataType, IntervalUnit, TimeUnit};
 
 use super::accumulate::{Accumulator, primitive};
 use crate::exec::error::{ExecError, Result};
-use crate::kernels::canonical_floats;
+use tenon_kernels::canonical_floats;
 
 /// A `min` (`max` when `max`) accumulator for values of `data_type`.
 ///

@@ -26,7 +26,7 @@ use arrow_schema::DataType;
 use crate::exec::aggregate::Func;
 use crate::exec::{ExecError, Result};
 use crate::expr::ExprError;
-use crate::kernels::{JoinSide, KernelError, PairChunk, PairSink, PairWorker};
+use tenon_kernels::{JoinSide, KernelError, PairChunk, PairSink, PairWorker};
 
 /// How one call accumulates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,7 +170,7 @@ impl<'a> Accumulating<'a> {
 }
 
 impl PairSink for Accumulating<'_> {
-    fn worker(&self) -> crate::kernels::Result<Box<dyn PairWorker + '_>> {
+    fn worker(&self) -> tenon_kernels::Result<Box<dyn PairWorker + '_>> {
         Ok(Box::new(Worker {
             sink: self,
             pairs: 0,
@@ -187,7 +187,7 @@ struct Worker<'a> {
 }
 
 impl PairWorker for Worker<'_> {
-    fn consume(&mut self, chunk: &PairChunk<'_>) -> crate::kernels::Result<()> {
+    fn consume(&mut self, chunk: &PairChunk<'_>) -> tenon_kernels::Result<()> {
         self.pairs += chunk.build_rows.len() as u64;
         for (call, state) in self.sink.calls.iter().zip(&mut self.states) {
             state
@@ -197,7 +197,7 @@ impl PairWorker for Worker<'_> {
         Ok(())
     }
 
-    fn finish(self: Box<Self>) -> crate::kernels::Result<()> {
+    fn finish(self: Box<Self>) -> tenon_kernels::Result<()> {
         let Worker {
             sink,
             pairs,

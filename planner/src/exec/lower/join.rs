@@ -4,8 +4,9 @@
 //! appended by a projection), the residual predicate compiled over the
 //! pair layout, and the kernel configured as the decision says.
 //!
-//! Nothing here decides: the strategy and build side are
-//! [`JoinChoice`]'s, and a join without a decision is an internal error.
+//! Nothing here decides: the kernel, strategy and build side are
+//! [`JoinChoice`]'s (a time join's kernel is built by `time_join.rs`), and
+//! a join without a decision is an internal error.
 
 use std::sync::Arc;
 
@@ -16,15 +17,15 @@ use datafusion_expr::{BinaryExpr, Expr, Operator as DfOperator};
 
 use super::ranges::{RangeSpec, split_ranges};
 use super::{Lowered, Lowering, bind, column_expr, schema_of, union};
-use crate::choose::JoinChoice;
+use crate::choose::{JoinChoice, JoinKind};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
 use crate::expr::{ExprJoinFilter, PhysicalExpr};
-use crate::kernels::{
+use crate::sql::TimeJoin;
+use tenon_kernels::{
     HashJoin, HashJoinMode, Join, JoinKernel, JoinType, NestedLoopJoin, RangeCondition,
     SortMergeJoin, Strategy,
 };
-use crate::sql::TimeJoin;
 
 /// A SHUFFLE_MERGE or NEST_LOOP kernel builder with its range conditions
 /// (when there are any) and residual filter set, as a [`Join`].
@@ -98,10 +99,23 @@ struct BoundCondition {
 
 impl Lowering<'_> {
     pub(super) fn join(&mut self, join: &LogicalJoin, need: &[usize]) -> Result<Lowered> {
-        if let Some(time) = TimeJoin::of(join).map_err(ExecError::Unsupported)? {
-            return self.time_join(join, time, need);
-        }
         let choice = self.choice_of(join)?;
+        let time = TimeJoin::of(join).map_err(ExecError::Unsupported)?;
+        match (choice.kernel, time) {
+            (JoinKind::Asof, Some(time)) => return self.time_join(join, time, choice, need),
+            (JoinKind::Asof, None) | (_, Some(_)) => {
+                return Err(ExecError::Unsupported(format!(
+                    "internal: a join decided for the {:?} kernel is {}a time join",
+                    choice.kernel,
+                    if choice.kernel == JoinKind::Asof {
+                        "not "
+                    } else {
+                        ""
+                    }
+                )));
+            }
+            _ => {}
+        }
         let (lschema, rschema) = (join.left.schema(), join.right.schema());
         let (lw, rw) = (lschema.fields().len(), rschema.fields().len());
         let sides = Sides {
@@ -191,8 +205,8 @@ impl Lowering<'_> {
             })
         };
         let BoundCondition { on, ranges, filter } = bound;
-        let kernel: Join = match choice.strategy {
-            Strategy::Broadcast | Strategy::ShuffleHash => {
+        let kernel: Join = match choice.kernel {
+            JoinKind::Hash => {
                 let mode = if choice.strategy == Strategy::Broadcast {
                     HashJoinMode::Broadcast
                 } else {
@@ -209,7 +223,7 @@ impl Lowering<'_> {
                     None => j.into(),
                 }
             }
-            Strategy::ShuffleMerge => with_condition!(
+            JoinKind::SortMerge => with_condition!(
                 SortMergeJoin::new(join_type, on)
                     .null_equal(null_equal)
                     .batch_size(batch_size)
@@ -217,7 +231,7 @@ impl Lowering<'_> {
                 ranges,
                 filter
             ),
-            Strategy::NestLoop => with_condition!(
+            JoinKind::NestedLoop => with_condition!(
                 NestedLoopJoin::new(join_type)
                     .build_side(build_side()?)
                     .batch_size(batch_size)
@@ -225,6 +239,11 @@ impl Lowering<'_> {
                 ranges,
                 filter
             ),
+            JoinKind::Asof => {
+                return Err(ExecError::Unsupported(
+                    "internal: the as-of kernel is built by the time join's lowering".into(),
+                ));
+            }
         };
         Ok(kernel.memory(self.budget.clone()))
     }

@@ -30,8 +30,8 @@ use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::source::Tables;
 use crate::exec::{ExecError, HashAggregate, Result, SortExec};
 use crate::expr::{PhysicalExpr, QueryContext};
-use crate::kernels::MemoryBudget;
 use crate::sql::as_set_operation;
+use tenon_kernels::MemoryBudget;
 
 mod join;
 mod ranges;

@@ -27,7 +27,7 @@ use datafusion_expr::utils::{conjunction, split_conjunction};
 use datafusion_expr::{Between, BinaryExpr, Expr, Operator};
 
 use crate::expr::{PhysicalExpr, QueryContext};
-use crate::kernels::{CmpOp, range_type_supported};
+use tenon_kernels::{CmpOp, range_type_supported};
 
 /// `left <op> right`, each side over its own input's (logical) columns.
 #[derive(Debug, Clone)]
@@ -324,7 +324,7 @@ mod tests {
 
     use super::split_ranges;
     use crate::expr::QueryContext;
-    use crate::kernels::{CmpOp, RangeCondition};
+    use tenon_kernels::{CmpOp, RangeCondition};
 
     /// `l(k, v, s)` and `r(w, u, t)`: two Int64 columns and a string.
     fn sides() -> (DFSchema, DFSchema) {

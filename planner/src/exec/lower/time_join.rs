@@ -10,12 +10,13 @@ use datafusion_expr::{Cast, Expr, ExprSchemable};
 
 use super::join::{Sides, joined, pair_filter, with_keys};
 use super::{Lowered, Lowering, union};
+use crate::choose::JoinChoice;
 use crate::exec::{ExecError, Result};
 use crate::expr::PhysicalExpr;
-use crate::kernels::{
+use crate::sql::{TimeJoin, TimeJoinKind};
+use tenon_kernels::{
     AsofJoin, AsofMode, FilterTiming, Join, JoinKernel, JoinType, RangeCondition, Strategy,
 };
-use crate::sql::{TimeJoin, TimeJoinKind};
 
 /// `e` cast to `to` when its type differs.
 fn cast_to(e: &Expr, schema: &DFSchema, to: &arrow_schema::DataType) -> Result<Expr> {
@@ -34,9 +35,9 @@ impl Lowering<'_> {
         &mut self,
         join: &LogicalJoin,
         time: TimeJoin,
+        choice: JoinChoice,
         need: &[usize],
     ) -> Result<Lowered> {
-        let choice = self.choice_of(join)?;
         let (lschema, rschema) = (join.left.schema(), join.right.schema());
         let (lw, rw) = (lschema.fields().len(), rschema.fields().len());
         let join_type = choice.join_type;

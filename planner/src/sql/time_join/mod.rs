@@ -46,7 +46,7 @@ use datafusion_expr::{
     ColumnarValue, Expr, Join, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 
-use crate::kernels::CmpOp;
+use tenon_kernels::CmpOp;
 
 pub use check::time_like;
 pub(crate) use check::{check_time_joins, hide_tombstones, time_type};
