@@ -5,6 +5,7 @@
 mod builder;
 mod ddl;
 mod explain;
+mod held_bytes;
 mod output;
 mod query;
 mod settings;

@@ -31,11 +31,11 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, TimestampMillisecondArray};
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, TimestampMillisecondArray};
 use arrow_schema::{DataType, Schema, SchemaRef};
 use tenon_kernels::MemoryBudget;
 use tenon_planner::exec::{
@@ -45,6 +45,7 @@ use tenon_planner::hints::Position;
 use tenon_planner::prepare::{BoxError, CatalogProvider, OpenedScan, ScanSource, ScanSpec};
 use tenon_planner::sql::{Catalog, SqlError, TableStats, TableTime, proc_time_type};
 
+use super::held_bytes::{held_bytes, value_bytes};
 use crate::error::Error;
 use crate::io::{
     ChangeLog, ChangeLogView, FileFormat, ReadOptions, StreamReport, exec_error, read_change_log,
@@ -82,6 +83,10 @@ pub(crate) struct FileTable {
     /// The rows read with the table's own options, once read (tables held
     /// in memory); without the PROCTIME() column, which each run adds.
     loaded: Mutex<Option<Loaded>>,
+    /// The bytes the loaded rows hold, as each query is charged them:
+    /// counted once (for string views that means reading every view), not
+    /// at every query's start.
+    held_bytes: OnceLock<u64>,
     /// What the table's time declarations change about reading it.
     time: TimeRead,
 }
@@ -125,6 +130,7 @@ impl FileTable {
             inferred: false,
             in_memory,
             loaded: Mutex::new(None),
+            held_bytes: OnceLock::new(),
             time: TimeRead::default(),
         }
     }
@@ -166,6 +172,7 @@ impl FileTable {
             inferred: true,
             in_memory: false,
             loaded: Mutex::new(None),
+            held_bytes: OnceLock::new(),
             time: TimeRead::default(),
         }
     }
@@ -181,6 +188,7 @@ impl FileTable {
             inferred: true,
             in_memory: true,
             loaded: Mutex::new(Some(loaded)),
+            held_bytes: OnceLock::new(),
             time: TimeRead::default(),
         }
     }
@@ -256,8 +264,11 @@ impl FileTable {
             return Ok(self.streamed(settings));
         }
         let l = self.data(batch_size)?;
-        let data = match self.time.proc_time {
-            None => l.data,
+        let (data, bytes) = match self.time.proc_time {
+            None => {
+                let bytes = *self.held_bytes.get_or_init(|| held_bytes(&l.data));
+                (l.data, bytes)
+            }
             Some(p) => {
                 let now = proc_time_now();
                 let batches = l
@@ -270,11 +281,13 @@ impl FileTable {
                     })
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| Error::from(ExecError::arrow("the PROCTIME() column", e)))?;
-                Arc::new(TableData::new(Arc::clone(&self.schema), batches))
+                let data = TableData::new(Arc::clone(&self.schema), batches);
+                let bytes = held_bytes(&data);
+                (Arc::new(data), bytes)
             }
         };
         Ok(Loaded {
-            data: charged(&data, budget)?,
+            data: charged(&data, bytes, budget)?,
             skipped: l.skipped,
         })
     }
@@ -473,13 +486,13 @@ fn with_proc_columns(
     )
 }
 
-/// `data` with its bytes charged to `budget` while the copy lives.
-fn charged(data: &Arc<TableData>, budget: &MemoryBudget) -> Result<Arc<TableData>, Error> {
-    let bytes: u64 = data
-        .batches
-        .iter()
-        .flat_map(|b| b.columns().iter().map(value_bytes))
-        .sum();
+/// `data`, whose rows hold `bytes` ([`held_bytes`]), charged to `budget`
+/// while the copy lives.
+fn charged(
+    data: &Arc<TableData>,
+    bytes: u64,
+    budget: &MemoryBudget,
+) -> Result<Arc<TableData>, Error> {
     let reservation = budget
         .try_reserve("the rows of a table held in memory", bytes as usize)
         .map_err(|e| Error::from(ExecError::from(e)))?;
@@ -758,32 +771,5 @@ fn rebatch(data: &TableData, size: usize) -> TableData {
     TableData {
         batches,
         ..data.clone()
-    }
-}
-
-/// The bytes `column`'s rows hold: for string and binary views, the views
-/// and the out-of-line values they point to (not the whole buffers, which
-/// the batches of a Parquet file share: counting those per batch made
-/// TPC-H's `customer` look three times its size); for other types, the
-/// memory of the rows the array covers.
-fn value_bytes(column: &ArrayRef) -> u64 {
-    use arrow_array::cast::AsArray;
-    use arrow_schema::DataType;
-    let views = |lengths: &mut dyn Iterator<Item = u32>, n: usize| -> u64 {
-        16 * n as u64 + lengths.filter(|&len| len > 12).map(u64::from).sum::<u64>()
-    };
-    match column.data_type() {
-        DataType::Utf8View => {
-            let a = column.as_string_view();
-            views(&mut a.views().iter().map(|v| *v as u32), a.len())
-        }
-        DataType::BinaryView => {
-            let a = column.as_binary_view();
-            views(&mut a.views().iter().map(|v| *v as u32), a.len())
-        }
-        _ => column
-            .to_data()
-            .get_slice_memory_size()
-            .unwrap_or_else(|_| column.get_array_memory_size()) as u64,
     }
 }
