@@ -14,7 +14,6 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use datafusion_common::ScalarValue;
 use datafusion_expr::LogicalPlan;
 use datafusion_expr::logical_plan::{Aggregate, Distinct};
-use proptest::prelude::*;
 use tenon_planner::exec::{ExecError, HashAggregate};
 use tenon_planner::expr::{ExprError, QueryContext};
 use tenon_planner::sql::Catalog;
@@ -37,16 +36,16 @@ fn schema() -> SchemaRef {
 
 /// One row of `t`.
 #[derive(Debug, Clone, Default)]
-struct Row {
-    k: Option<i64>,
-    s: Option<String>,
-    d: Option<i32>,
-    v: Option<i64>,
-    i: Option<i32>,
-    u: Option<u32>,
-    f: Option<f64>,
-    m: Option<i128>,
-    b: Option<bool>,
+pub(crate) struct Row {
+    pub(crate) k: Option<i64>,
+    pub(crate) s: Option<String>,
+    pub(crate) d: Option<i32>,
+    pub(crate) v: Option<i64>,
+    pub(crate) i: Option<i32>,
+    pub(crate) u: Option<u32>,
+    pub(crate) f: Option<f64>,
+    pub(crate) m: Option<i128>,
+    pub(crate) b: Option<bool>,
 }
 
 fn batch(rows: &[Row]) -> RecordBatch {
@@ -69,7 +68,7 @@ fn batch(rows: &[Row]) -> RecordBatch {
 }
 
 /// `rows` in batches of `size` rows.
-fn batches(rows: &[Row], size: usize) -> Vec<RecordBatch> {
+pub(crate) fn batches(rows: &[Row], size: usize) -> Vec<RecordBatch> {
     rows.chunks(size.max(1)).map(batch).collect()
 }
 
@@ -87,12 +86,12 @@ fn aggregate_node(sql: &str) -> Aggregate {
     find_aggregate(&planned.plan).unwrap_or_else(|| panic!("no Aggregate in {}", planned.plan))
 }
 
-fn compile(sql: &str) -> Result<HashAggregate, ExecError> {
+pub(crate) fn compile(sql: &str) -> Result<HashAggregate, ExecError> {
     HashAggregate::try_new(&aggregate_node(sql), &QueryContext::new())
 }
 
 /// Runs `agg` on a pool of `threads` threads.
-fn run_on(
+pub(crate) fn run_on(
     agg: &HashAggregate,
     input: &[RecordBatch],
     batch_size: usize,
@@ -108,7 +107,7 @@ fn run_on(
 /// Plans `sql`, runs its aggregate over `rows` (input batches of
 /// `input_size` rows, output of at most `batch_size`), checks the output
 /// schema and batch sizes, and returns the rows sorted, as text.
-fn run_sql(
+pub(crate) fn run_sql(
     sql: &str,
     rows: &[Row],
     input_size: usize,
@@ -132,7 +131,7 @@ fn run_sql(
 }
 
 /// The rows of `batches` as text (NULL as "NULL"), sorted.
-fn text_rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
+pub(crate) fn text_rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for b in batches {
         for r in 0..b.num_rows() {
@@ -148,12 +147,12 @@ fn text_rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
     rows
 }
 
-fn opt<T: ToString>(v: Option<T>) -> String {
+pub(crate) fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "NULL".to_string(), |v| v.to_string())
 }
 
 /// The naive oracle of `SELECT k, count(*), count(v), sum(v), min(v), max(v) ... GROUP BY k`.
-fn naive_by_k(rows: &[Row]) -> Vec<Vec<String>> {
+pub(crate) fn naive_by_k(rows: &[Row]) -> Vec<Vec<String>> {
     let mut groups: BTreeMap<Option<i64>, Vec<Option<i64>>> = BTreeMap::new();
     for r in rows {
         groups.entry(r.k).or_default().push(r.v);
@@ -177,7 +176,8 @@ fn naive_by_k(rows: &[Row]) -> Vec<Vec<String>> {
     out
 }
 
-const BY_K: &str = "SELECT k, count(*), count(v), sum(v), min(v), max(v) FROM t GROUP BY k";
+pub(crate) const BY_K: &str =
+    "SELECT k, count(*), count(v), sum(v), min(v), max(v) FROM t GROUP BY k";
 
 /// Deterministic rows: `groups` keys (every 7th NULL), values with NULLs.
 fn rows(n: usize, groups: i64) -> Vec<Row> {
@@ -552,7 +552,7 @@ fn filter_clause_counts_only_matching_rows_and_guards_the_argument() {
     assert_eq!(run_sql(sql, &data, 9, 8192, 4), expected);
 }
 
-fn assert_overflow(result: Result<Vec<RecordBatch>, ExecError>) {
+pub(crate) fn assert_overflow(result: Result<Vec<RecordBatch>, ExecError>) {
     match result {
         Err(ExecError::Expr(ExprError::Overflow { expr, .. })) => {
             assert!(expr.contains("sum"), "{expr}")
@@ -688,128 +688,4 @@ fn group_by_expressions_and_int32_sums_are_coerced() {
             vec!["1".to_string(), sum]
         ]
     );
-}
-
-/// Row batches from proptest's (key, value) pairs.
-fn kv_rows(pairs: &[(Option<i64>, Option<i64>)]) -> Vec<Row> {
-    pairs
-        .iter()
-        .map(|&(k, v)| Row {
-            k,
-            v,
-            ..Row::default()
-        })
-        .collect()
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
-
-    #[test]
-    fn group_by_matches_btreemap_oracle(
-        pairs in prop::collection::vec(
-            (prop::option::weighted(0.9, -20i64..20), prop::option::weighted(0.8, -1000i64..1000)),
-            0..300,
-        ),
-        input_size in 1usize..80,
-        batch_size in prop::sample::select(vec![1usize, 2, 7, 8192]),
-        threads in prop::sample::select(vec![1usize, 4]),
-    ) {
-        let data = kv_rows(&pairs);
-        prop_assert_eq!(run_sql(BY_K, &data, input_size, batch_size, threads), naive_by_k(&data));
-    }
-}
-
-/// Groups of (s, i): their row count and `v` values.
-type GroupsBySI = BTreeMap<(Option<String>, Option<i32>), (usize, Vec<i64>)>;
-
-/// Naive `SELECT s, i, count(*), sum(v) FROM t GROUP BY s, i`.
-fn naive_by_s_i(rows: &[Row]) -> Vec<Vec<String>> {
-    let mut groups = GroupsBySI::new();
-    for r in rows {
-        let e = groups.entry((r.s.clone(), r.i)).or_default();
-        e.0 += 1;
-        e.1.extend(r.v);
-    }
-    let mut out: Vec<Vec<String>> = groups
-        .into_iter()
-        .map(|((s, i), (n, vs))| {
-            let sum = (!vs.is_empty()).then(|| vs.iter().sum::<i64>());
-            vec![opt(s), opt(i), n.to_string(), opt(sum)]
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
-
-    /// Few short string keys (the inline-key cache) mixed with long ones
-    /// (batches that go around it), NULLs in keys and values.
-    #[test]
-    fn short_string_keys_match_btreemap_oracle(
-        rows in prop::collection::vec(
-            (
-                prop::option::weighted(0.9, 0usize..5),
-                prop::option::weighted(0.9, -2i32..2),
-                prop::option::weighted(0.8, -1000i64..1000),
-            ),
-            0..300,
-        ),
-        input_size in 1usize..80,
-        batch_size in prop::sample::select(vec![1usize, 2, 7, 8192]),
-        threads in prop::sample::select(vec![1usize, 4]),
-    ) {
-        let words = ["A", "F", "", "twelve bytes", "a string of more than twelve bytes"];
-        let data: Vec<Row> = rows
-            .iter()
-            .map(|&(s, i, v)| Row {
-                s: s.map(|s| words[s].to_string()),
-                i,
-                v,
-                ..Row::default()
-            })
-            .collect();
-        let sql = "SELECT s, i, count(*), sum(v) FROM t GROUP BY s, i";
-        prop_assert_eq!(run_sql(sql, &data, input_size, batch_size, threads), naive_by_s_i(&data));
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
-
-    /// Sums and counts of few groups (added in interleaved lanes when no
-    /// order of the additions can overflow) agree with the oracle, and
-    /// sums that do not fit Int64 are an error whatever the batch sizes
-    /// and threads (non-negative values: every order overflows alike).
-    #[test]
-    fn few_group_sums_match_the_oracle_and_overflow_alike(
-        pairs in prop::collection::vec(
-            (
-                prop::option::weighted(0.9, 0i64..3),
-                prop::option::weighted(0.8, prop::sample::select(vec![0i64, 1, 7, 1 << 40, i64::MAX / 5])),
-            ),
-            0..200,
-        ),
-        input_size in prop::sample::select(vec![1usize, 2, 7, 64, 8192]),
-        threads in prop::sample::select(vec![1usize, 4]),
-    ) {
-        let data = kv_rows(&pairs);
-        let agg = compile(BY_K).unwrap();
-        let fits = {
-            let mut sums: BTreeMap<Option<i64>, i128> = BTreeMap::new();
-            for r in &data {
-                *sums.entry(r.k).or_default() += i128::from(r.v.unwrap_or(0));
-            }
-            sums.values().all(|&s| s <= i128::from(i64::MAX))
-        };
-        let result = run_on(&agg, &batches(&data, input_size), 8192, threads);
-        if fits {
-            let out = result.unwrap();
-            prop_assert_eq!(text_rows(&out), naive_by_k(&data));
-        } else {
-            assert_overflow(result);
-        }
-    }
 }

@@ -6,6 +6,7 @@ mod choose_explain;
 mod choose_lowering;
 mod choose_rules;
 mod exec_aggregate;
+mod exec_aggregate_props;
 mod exec_sort;
 mod expr_eval;
 mod expr_join_filter;

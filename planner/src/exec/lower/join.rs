@@ -103,16 +103,15 @@ impl Lowering<'_> {
         let time = TimeJoin::of(join).map_err(ExecError::Unsupported)?;
         match (choice.kernel, time) {
             (JoinKind::Asof, Some(time)) => return self.time_join(join, time, choice, need),
-            (JoinKind::Asof, None) | (_, Some(_)) => {
-                return Err(ExecError::Unsupported(format!(
-                    "internal: a join decided for the {:?} kernel is {}a time join",
-                    choice.kernel,
-                    if choice.kernel == JoinKind::Asof {
-                        "not "
-                    } else {
-                        ""
-                    }
-                )));
+            (JoinKind::Asof, None) => {
+                return Err(ExecError::Unsupported(
+                    "internal: a join decided for the as-of kernel is not a time join".into(),
+                ));
+            }
+            (_, Some(_)) => {
+                return Err(ExecError::Unsupported(
+                    "internal: a time join not decided for the as-of kernel".into(),
+                ));
             }
             _ => {}
         }
