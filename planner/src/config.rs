@@ -316,6 +316,7 @@ impl Config {
             broadcast_threshold: self.broadcast_threshold,
             hint_mode: self.hint_mode,
             disabled_strategies: self.disabled_strategies.clone(),
+            runtime_filters: self.runtime_filters,
         }
     }
 }

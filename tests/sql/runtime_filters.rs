@@ -315,6 +315,33 @@ fn a_runtime_filter_flows_into_an_aggregate_grouped_by_the_key() {
     );
 }
 
+/// The same shape written as a correlated subquery (TPC-H Q17), without a
+/// hint: the default builds the outer side of the decorrelated join
+/// (docs/hints.md H15), so its keys reach the subquery's scan and the
+/// aggregate computes only the groups the outer rows ask for. With runtime
+/// filters off the rule does not apply and every group is computed.
+#[test]
+fn a_correlated_subquery_aggregates_only_the_outer_keys_by_default() {
+    let sql = "SELECT sum(l_extendedprice) / 7.0 AS avg_yearly FROM lineitem, part \
+        WHERE p_partkey = l_partkey AND p_brand = 'Brand#23' AND p_container = 'MED BOX' \
+        AND l_quantity < (SELECT 0.2 * avg(l_quantity) FROM lineitem WHERE l_partkey = p_partkey)";
+    let (on, off) = (tpch(true), tpch(false));
+    let text = on.explain(sql).unwrap().to_text();
+    assert!(text.contains("grouped by the join keys"), "{text}");
+    let off_text = off.explain(sql).unwrap().to_text();
+    assert!(!off_text.contains("grouped by the join keys"), "{off_text}");
+    let (x_on, out_on) = on.explain_analyze(sql).unwrap();
+    let (x_off, out_off) = off.explain_analyze(sql).unwrap();
+    assert_eq!(row_strings(&out_on.batches), row_strings(&out_off.batches));
+    let (t_on, t_off) = (x_on.tree().to_string(), x_off.tree().to_string());
+    let groups_on = rows_of(&t_on, "Aggregate: group=[__sq_key0]");
+    let groups_off = rows_of(&t_off, "Aggregate: group=[__sq_key0]");
+    assert!(
+        groups_on * 10 < groups_off,
+        "{groups_on} vs {groups_off}\n{t_on}"
+    );
+}
+
 /// An empty build side: nothing can match, and the probe side is not run.
 /// (Rows, not a count: a count over the join is fused into it
 /// (`JoinAggregate`), which does not skip its probe side yet.)

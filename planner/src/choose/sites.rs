@@ -201,7 +201,62 @@ fn site_input(
         site.sorted_on_keys = sorted_on_keys(&table.stats, keys);
     }
     site.estimate = estimator.estimate(plan);
+    site.grouped_on_keys = grouped_on_keys(plan, keys);
     site
+}
+
+/// Whether `plan` is an aggregate whose group columns include every one of
+/// `keys` (plain columns of `plan`'s output), seen through projections
+/// that pass the key columns on and through aliases: the shape of a
+/// decorrelated subquery (H15). A filter above the aggregate (HAVING)
+/// stops the walk: it makes the input small by itself.
+fn grouped_on_keys(plan: &LogicalPlan, keys: &[&Expr]) -> bool {
+    let mut at: Vec<usize> = Vec::with_capacity(keys.len());
+    for key in keys {
+        let Expr::Column(c) = key else {
+            return false;
+        };
+        match plan.schema().index_of_column(c) {
+            Ok(i) => at.push(i),
+            Err(_) => return false,
+        }
+    }
+    if at.is_empty() {
+        return false;
+    }
+    let mut node = plan;
+    loop {
+        match node {
+            LogicalPlan::SubqueryAlias(a) => node = &a.input,
+            LogicalPlan::Projection(p) => {
+                for i in &mut at {
+                    let mut e = &p.expr[*i];
+                    while let Expr::Alias(a) = e {
+                        e = &a.expr;
+                    }
+                    let Expr::Column(c) = e else {
+                        return false;
+                    };
+                    match p.input.schema().index_of_column(c) {
+                        Ok(j) => *i = j,
+                        Err(_) => return false,
+                    }
+                }
+                node = &p.input;
+            }
+            LogicalPlan::Aggregate(a) => {
+                if a.group_expr
+                    .iter()
+                    .any(|e| matches!(e, Expr::GroupingSet(_)))
+                {
+                    return false;
+                }
+                let groups = a.group_expr.len();
+                return at.iter().all(|&i| i < groups);
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// Whether `sorted_on` starts with the key columns, in order.

@@ -62,6 +62,12 @@ pub struct SiteInput {
     /// Whether the input arrives sorted on this join's keys (H15: both
     /// sorted makes SHUFFLE_MERGE the default).
     pub sorted_on_keys: bool,
+    /// Whether the input is an aggregate grouped by this join's keys, seen
+    /// through projections and aliases (a decorrelated subquery's shape,
+    /// `(SELECT k, avg(v) FROM t GROUP BY k)`; not when a HAVING filter
+    /// sits above the aggregate). H15 builds the other side of such a join,
+    /// so that its keys filter the aggregate's input at run time.
+    pub grouped_on_keys: bool,
 }
 
 impl SiteInput {
@@ -87,6 +93,12 @@ impl SiteInput {
     /// Arriving sorted on the join keys.
     pub fn sorted(mut self) -> Self {
         self.sorted_on_keys = true;
+        self
+    }
+
+    /// An aggregate grouped by the join keys.
+    pub fn grouped(mut self) -> Self {
+        self.grouped_on_keys = true;
         self
     }
 }
@@ -263,6 +275,9 @@ pub struct ResolveConfig {
     pub hint_mode: HintMode,
     /// Strategies removed from hints and from the default choice (H16).
     pub disabled_strategies: Vec<Strategy>,
+    /// Whether joins make runtime filters (`runtime_filters`): H15's rule
+    /// for an input grouped on the join keys relies on them.
+    pub runtime_filters: bool,
 }
 
 impl Default for ResolveConfig {
@@ -271,6 +286,7 @@ impl Default for ResolveConfig {
             broadcast_threshold: DEFAULT_BROADCAST_THRESHOLD,
             hint_mode: HintMode::Lenient,
             disabled_strategies: Vec::new(),
+            runtime_filters: true,
         }
     }
 }

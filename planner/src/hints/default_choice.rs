@@ -6,7 +6,12 @@
 //! ```text
 //! no equi condition                 -> NEST_LOOP, build the smaller side
 //! both inputs sorted on the keys    -> SHUFFLE_MERGE (no sort needed)
-//! a broadcastable side <= threshold -> BROADCAST the smaller such side
+//! the right input grouped on the    -> build the left input (BROADCAST
+//!   keys, the left <= threshold        when it may be broadcast, else
+//!                                      SHUFFLE_HASH)
+//! a broadcastable side <= threshold -> BROADCAST the smaller such side,
+//!                                      or SHUFFLE_HASH of the other side
+//!                                      when that one is smaller still
 //! otherwise                         -> SHUFFLE_HASH, build the smaller side
 //! fallbacks when those are disabled -> SHUFFLE_MERGE, BROADCAST (over the
 //!                                      threshold), NEST_LOOP
@@ -15,8 +20,21 @@
 //! "Smaller" compares estimated bytes, or rows when bytes are missing on a
 //! side; with no estimates the right input is built (the side SQL writes
 //! second, conventionally the smaller one).
+//!
+//! Why the grouped right input: a decorrelated subquery (`l_quantity <
+//! (SELECT 0.2 * avg(l_quantity) ... WHERE l_partkey = p_partkey)`, TPC-H
+//! Q2, Q17, Q20) becomes a join of the outer rows with an aggregate of the
+//! subquery's table grouped by the correlated key. Built first, the outer
+//! side's keys become a runtime filter that reaches the aggregate's input
+//! (through its group column), so only the groups some outer row asks for
+//! are computed: the effect of magic-set decorrelation, decided at run
+//! time from the real keys. Building the aggregate instead would compute
+//! every group of the whole table first. The rule needs runtime filters
+//! (`runtime_filters=true`) and an outer side estimated at or below the
+//! broadcast threshold (or without an estimate); when the outer side turns
+//! out large, run-time adaptation builds the smaller side as usual.
 
-use tenon_kernels::{JoinSide, Strategy};
+use tenon_kernels::{JoinSide, JoinType, Strategy};
 
 use super::block::{JoinSite, ResolveConfig};
 use super::decision::{fmt_bytes, side_label};
@@ -62,6 +80,9 @@ pub(crate) fn default_choice(
                 .into(),
         ));
     }
+    if let Some(choice) = grouped_right_choice(site, config) {
+        return Ok(choice);
+    }
     let small: Vec<JoinSide> = site
         .broadcastable()
         .iter()
@@ -76,6 +97,26 @@ pub(crate) fn default_choice(
     if enabled(Strategy::Broadcast) && !small.is_empty() {
         let (side, _) = smaller_side(site, &small);
         let bytes = site.input(side).estimate.map_or(0, |e| e.bytes);
+        let other = other_side(side);
+        if enabled(Strategy::ShuffleHash)
+            && !site.broadcastable().contains(&other)
+            && smaller_side(site, &[side, other]).0 == other
+        {
+            let other_bytes = site.input(other).estimate.map_or(0, |e| e.bytes);
+            return Ok((
+                Strategy::ShuffleHash,
+                Some(other),
+                format!(
+                    "default: the {} input {} is smaller than the side BROADCAST could build \
+                     ({} {}), so SHUFFLE_HASH building the {}",
+                    side_label(other),
+                    fmt_bytes(other_bytes),
+                    side_label(side),
+                    fmt_bytes(bytes),
+                    side_label(other),
+                ),
+            ));
+        }
         return Ok((
             Strategy::Broadcast,
             Some(side),
@@ -129,6 +170,67 @@ pub(crate) fn default_choice(
         format!(
             "default: BROADCAST, SHUFFLE_HASH and SHUFFLE_MERGE cannot run it or are disabled; \
              NEST_LOOP building the {why}"
+        ),
+    ))
+}
+
+/// The other side.
+fn other_side(side: JoinSide) -> JoinSide {
+    match side {
+        JoinSide::Left => JoinSide::Right,
+        JoinSide::Right => JoinSide::Left,
+    }
+}
+
+/// H15's rule for a right input grouped on the join keys (see the module
+/// docs): build the left input, BROADCAST when it may be broadcast, else
+/// SHUFFLE_HASH; `None` when the rule does not apply.
+fn grouped_right_choice(
+    site: &JoinSite,
+    config: &ResolveConfig,
+) -> Option<(Strategy, Option<JoinSide>, String)> {
+    // The join types whose probe rows without a match are dropped when the
+    // left side is built: the runtime filter may drop them earlier.
+    let filters_right = matches!(
+        site.join_type,
+        JoinType::Inner | JoinType::Left | JoinType::LeftSemi
+    );
+    if !config.runtime_filters
+        || !filters_right
+        || !site.right.grouped_on_keys
+        || site.left.grouped_on_keys
+    {
+        return None;
+    }
+    let left = site.left.estimate;
+    if left.is_some_and(|e| e.bytes > config.broadcast_threshold) {
+        return None;
+    }
+    let runnable = site.runnable();
+    let enabled = |s: Strategy| config.enabled(s) && runnable.contains(&s);
+    let strategy = if enabled(Strategy::Broadcast) && site.broadcastable().contains(&JoinSide::Left)
+    {
+        Strategy::Broadcast
+    } else if enabled(Strategy::ShuffleHash) {
+        Strategy::ShuffleHash
+    } else {
+        return None;
+    };
+    let size = match left {
+        Some(e) => format!(
+            " {} <= broadcast threshold {}",
+            fmt_bytes(e.bytes),
+            fmt_bytes(config.broadcast_threshold)
+        ),
+        None => " (no size estimate)".to_string(),
+    };
+    Some((
+        strategy,
+        Some(JoinSide::Left),
+        format!(
+            "default: the right input is grouped by the join keys (a decorrelated subquery), \
+             so {strategy} building the left input{size}: its keys filter the aggregate's \
+             input at run time"
         ),
     ))
 }

@@ -597,9 +597,11 @@ fn h32_alias_must_be_used() {
 
 // ------------------------------------------------- estimates (H15)
 
-/// A filtered derived table is estimated at a quarter of its table: t2
-/// (200 MiB) is over a 64 MiB threshold, `WHERE v = 1` on it (50 MiB) is
-/// not, so the default broadcasts it.
+/// A filtered derived table is estimated at a tenth of its table for an
+/// equality with a constant: t2 (200 MiB) is over a 64 MiB threshold,
+/// `WHERE v = 1` on it (20 MiB) is not, so the default broadcasts it; a
+/// range condition keeps a quarter (50 MiB), and two conditions keep the
+/// product (`v = 1 AND v > 0`: 5 MiB).
 #[test]
 fn h15_estimate_through_a_filter_decides_broadcast() {
     let config = set(&["broadcast_threshold=64MB"]);
@@ -612,10 +614,18 @@ fn h15_estimate_through_a_filter_decides_broadcast() {
     .unwrap();
     assert_eq!(chosen(&filtered), [(Strategy::Broadcast, Some("f"))]);
     assert!(
-        filtered.joins[0].reason.contains("50.0 MiB"),
+        filtered.joins[0].reason.contains("20.0 MiB"),
         "{}",
         filtered.joins[0].reason
     );
+    for (filter, size) in [("v > 1", "50.0 MiB"), ("v = 1 AND v > 0", "5.0 MiB")] {
+        let p = plan_with(
+            &format!("SELECT * FROM t4 JOIN (SELECT * FROM t2 WHERE {filter}) f ON t4.id = f.id"),
+            &config,
+        )
+        .unwrap();
+        assert!(p.joins[0].reason.contains(size), "{}", p.joins[0].reason);
+    }
 }
 
 /// A join subtree is estimated (rows of its larger input, both inputs'

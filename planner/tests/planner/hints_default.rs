@@ -80,6 +80,103 @@ fn h15_default_broadcasts_only_a_side_that_may_be_broadcast() {
 }
 
 #[test]
+fn h15_default_builds_a_smaller_side_that_may_not_be_broadcast() {
+    let config = ResolveConfig {
+        broadcast_threshold: 10 * MIB,
+        ..ResolveConfig::default()
+    };
+    // LEFT SEMI: only the right side may be broadcast, and it is the
+    // larger one; the smaller left side is built by SHUFFLE_HASH.
+    let r = resolve_with(
+        "SELECT * FROM t1 LEFT SEMI JOIN t2 ON t1.id = t2.id",
+        sized(JoinType::LeftSemi, MIB, 2 * MIB),
+        &config,
+    )
+    .unwrap();
+    assert_eq!(chosen(&r), [(ShuffleHash, Some(Left))]);
+    assert_eq!(
+        r.joins[0].reason,
+        "default: the left input 1.0 MiB is smaller than the side BROADCAST could build \
+         (right 2.0 MiB), so SHUFFLE_HASH building the left"
+    );
+    // The broadcastable side is the smaller: it is broadcast.
+    let r = resolve_with(
+        "SELECT * FROM t1 LEFT SEMI JOIN t2 ON t1.id = t2.id",
+        sized(JoinType::LeftSemi, 2 * MIB, MIB),
+        &config,
+    )
+    .unwrap();
+    assert_eq!(chosen(&r), [(Broadcast, Some(Right))]);
+    // SHUFFLE_HASH disabled: the broadcast stays.
+    let no_hash = ResolveConfig {
+        disabled_strategies: vec![ShuffleHash],
+        ..config.clone()
+    };
+    let r = resolve_with(
+        "SELECT * FROM t1 LEFT SEMI JOIN t2 ON t1.id = t2.id",
+        sized(JoinType::LeftSemi, MIB, 2 * MIB),
+        &no_hash,
+    )
+    .unwrap();
+    assert_eq!(chosen(&r), [(Broadcast, Some(Right))]);
+}
+
+/// A join of `join_type` whose right input (1 MiB) is grouped on the keys
+/// and whose left input is `left` bytes.
+fn grouped_right(join_type: JoinType, left: u64) -> Vec<JoinSite> {
+    vec![JoinSite::new(
+        0,
+        join_type,
+        SiteInput::named("t1").size(left / 10, left),
+        SiteInput::named("t2").size(MIB / 10, MIB).grouped(),
+    )]
+}
+
+#[test]
+fn h15_default_builds_the_left_side_of_a_join_with_a_right_input_grouped_on_the_keys() {
+    let config = ResolveConfig {
+        broadcast_threshold: 10 * MIB,
+        ..ResolveConfig::default()
+    };
+    let sql = "SELECT * FROM t1 LEFT JOIN t2 ON t1.id = t2.id";
+    // LEFT: the left side may not be broadcast, so SHUFFLE_HASH builds it,
+    // although the grouped right side is the smaller.
+    let r = resolve_with(sql, grouped_right(JoinType::Left, 4 * MIB), &config).unwrap();
+    assert_eq!(chosen(&r), [(ShuffleHash, Some(Left))]);
+    assert_eq!(
+        r.joins[0].reason,
+        "default: the right input is grouped by the join keys (a decorrelated subquery), so \
+         SHUFFLE_HASH building the left input 4.0 MiB <= broadcast threshold 10.0 MiB: its \
+         keys filter the aggregate's input at run time"
+    );
+    // INNER and LEFT SEMI: BROADCAST of the left where allowed.
+    let r = resolve_with(sql, grouped_right(JoinType::Inner, 4 * MIB), &config).unwrap();
+    assert_eq!(chosen(&r), [(Broadcast, Some(Left))]);
+    let r = resolve_with(sql, grouped_right(JoinType::LeftSemi, 4 * MIB), &config).unwrap();
+    assert_eq!(chosen(&r), [(ShuffleHash, Some(Left))]);
+    // Not applied: a left side over the threshold, a join type whose
+    // right rows are kept without a match, runtime filters switched off.
+    let r = resolve_with(sql, grouped_right(JoinType::Left, 40 * MIB), &config).unwrap();
+    assert_eq!(chosen(&r), [(Broadcast, Some(Right))]);
+    let r = resolve_with(sql, grouped_right(JoinType::Full, 4 * MIB), &config).unwrap();
+    assert_eq!(chosen(&r), [(ShuffleHash, Some(Right))]);
+    let no_filters = ResolveConfig {
+        runtime_filters: false,
+        ..config.clone()
+    };
+    let r = resolve_with(sql, grouped_right(JoinType::Left, 4 * MIB), &no_filters).unwrap();
+    assert_eq!(chosen(&r), [(Broadcast, Some(Right))]);
+    // A hint still decides.
+    let r = resolve_with(
+        "SELECT /*+ BROADCAST(t2) */ * FROM t1 LEFT JOIN t2 ON t1.id = t2.id",
+        grouped_right(JoinType::Left, 4 * MIB),
+        &config,
+    )
+    .unwrap();
+    assert_eq!(chosen(&r), [(Broadcast, Some(Right))]);
+}
+
+#[test]
 fn h15_default_above_the_threshold_is_shuffle_hash_building_the_smaller_side() {
     let config = ResolveConfig {
         broadcast_threshold: MIB,
