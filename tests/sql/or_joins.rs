@@ -69,3 +69,42 @@ fn or_of_different_keys_explains_its_nested_loop() {
     .strings();
     assert_rows_in_every_config(sql, &expected);
 }
+
+/// `a.k = b.k AND ((a.v < 25 AND b.v > 10) OR (a.v > 30 AND b.v < 33))`:
+/// the OR over both inputs also filters each input it may (the inputs of
+/// an inner join, the NULL-extended side of an outer one) by the OR of its
+/// own conditions (`a.v < 25 OR a.v > 30`); the rows are the reference
+/// join's, with NULLs in both columns, under every join type.
+#[test]
+fn an_or_over_both_inputs_filters_each_input_with_the_same_rows() {
+    const ON: &str = "a.k = b.k AND ((a.v < 25 AND b.v > 10) OR (a.v > 30 AND b.v < 33))";
+    fn on(l: &Row, r: &Row) -> Option<bool> {
+        let or = |x: Option<bool>, y: Option<bool>| match (x, y) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        };
+        let first = and(lt(l[1], Some(25)), gt(r[1], Some(10)));
+        let second = and(gt(l[1], Some(30)), lt(r[1], Some(33)));
+        and(eq(l[0], r[0]), or(first, second))
+    }
+    let (a, b) = (table_a(), table_b());
+    for (jt, sql_jt) in [
+        (RefJoin::Inner, "JOIN"),
+        (RefJoin::Left, "LEFT JOIN"),
+        (RefJoin::Right, "RIGHT JOIN"),
+        (RefJoin::Full, "FULL JOIN"),
+    ] {
+        let sql = format!("SELECT * FROM a {sql_jt} b ON {ON}");
+        let expected = ref_join(&a.rel(), &b.rel(), jt, on).strings();
+        assert_rows_in_every_config(&sql, &expected);
+    }
+    // The inner join's inputs are filtered below it.
+    let s = session(1, 8192);
+    let text = s
+        .explain(&format!("SELECT * FROM a JOIN b ON {ON}"))
+        .unwrap()
+        .to_text();
+    assert!(text.contains("Filter: a.v < 25 OR a.v > 30"), "{text}");
+    assert!(text.contains("Filter: b.v > 10 OR b.v < 33"), "{text}");
+}

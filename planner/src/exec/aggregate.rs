@@ -36,6 +36,7 @@ mod inline_keys;
 mod min_max;
 mod packed_groups;
 mod spec;
+mod word_groups;
 
 use std::fmt::Write as _;
 use std::sync::Mutex;

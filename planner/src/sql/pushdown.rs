@@ -40,6 +40,16 @@
 //!   `RIGHT ANTI` the left side. A left-only ON conjunct of a LEFT join stays
 //!   (a left row that fails it is still emitted, NULL-extended, J02).
 //!   Null-aware anti joins (`NOT IN`) and FULL joins keep their condition.
+//! - **Join**, a conjunct over both inputs that is an OR (from above or of
+//!   its own ON condition) whose every branch has conditions over one
+//!   input's columns only: it stays where it is, and the OR of those
+//!   conditions, which it implies, also goes to that input by the rules
+//!   above for a one-input conjunct (TPC-H Q7: `(n1.n_name = 'FRANCE' AND
+//!   n2.n_name = 'GERMANY') OR (n1.n_name = 'GERMANY' AND n2.n_name =
+//!   'FRANCE')` also filters `n1` by `n1.n_name = 'FRANCE' OR n1.n_name =
+//!   'GERMANY'`, and `n2` likewise). A row of that input that fails the
+//!   derived condition makes the whole OR false or NULL, so it cannot
+//!   reach the output either way; filtering it early only saves work.
 //! - **TableScan**: the Filter stays directly on the scan (the executor
 //!   fuses them); nothing goes into `TableScan.filters`.
 //! - **Aggregate, Limit, Sort, Window, Union** and every other node: nothing
@@ -51,7 +61,9 @@ use std::sync::Arc;
 use datafusion_common::tree_node::{Transformed, TreeNode};
 use datafusion_common::{Column, DFSchema, Result};
 use datafusion_expr::logical_plan::Distinct;
-use datafusion_expr::utils::{conjunction, split_conjunction_owned};
+use datafusion_expr::utils::{
+    conjunction, disjunction, split_conjunction, split_conjunction_owned,
+};
 use datafusion_expr::{Expr, Filter, Join, JoinType, LogicalPlan, Projection, SubqueryAlias};
 
 /// Pushes filters down everywhere in `plan`, subqueries included (see the
@@ -248,12 +260,24 @@ fn push_into_join(join: Join, preds: Vec<Expr>) -> Result<(LogicalPlan, Vec<Expr
     let mut to_left = Vec::new();
     let mut to_right = Vec::new();
     let mut condition = Vec::new();
+    // Conditions implied by an OR over both inputs, for one input each.
+    let implied = |conjunct: &Expr, to_left: &mut Vec<Expr>, to_right: &mut Vec<Expr>, (l, r)| {
+        if l && let Some(d) = implied_for(conjunct, Sides::Left, &left_schema, &right_schema) {
+            to_left.push(d);
+        }
+        if r && let Some(d) = implied_for(conjunct, Sides::Right, &left_schema, &right_schema) {
+            to_right.push(d);
+        }
+    };
     for conjunct in join.filter.map(split_conjunction_owned).unwrap_or_default() {
         let side = if may_move(&conjunct) {
             sides(&conjunct, &left_schema, &right_schema)
         } else {
             Sides::Neither
         };
+        if side == Sides::Both {
+            implied(&conjunct, &mut to_left, &mut to_right, (on_left, on_right));
+        }
         match side {
             Sides::Left if on_left => to_left.push(conjunct),
             Sides::Right if on_right => to_right.push(conjunct),
@@ -262,7 +286,16 @@ fn push_into_join(join: Join, preds: Vec<Expr>) -> Result<(LogicalPlan, Vec<Expr
     }
     let mut above = Vec::new();
     for pred in preds {
-        match sides(&pred, &left_schema, &right_schema) {
+        let side = sides(&pred, &left_schema, &right_schema);
+        if side == Sides::Both {
+            implied(
+                &pred,
+                &mut to_left,
+                &mut to_right,
+                (where_left, where_right),
+            );
+        }
+        match side {
             Sides::Left if where_left => to_left.push(pred),
             Sides::Right if where_right => to_right.push(pred),
             Sides::Both if where_both => condition.push(pred),
@@ -284,6 +317,36 @@ fn push_into_join(join: Join, preds: Vec<Expr>) -> Result<(LogicalPlan, Vec<Expr
         join.null_aware,
     )?;
     Ok((LogicalPlan::Join(join), above))
+}
+
+/// For `expr`, an OR over both inputs of a join, the OR of each branch's
+/// conditions over `side`'s columns only, which `expr` implies (module
+/// docs); `None` when it is not an OR or a branch has no such condition.
+fn implied_for(expr: &Expr, side: Sides, left: &DFSchema, right: &DFSchema) -> Option<Expr> {
+    fn branches<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+        match e {
+            Expr::BinaryExpr(b) if b.op == datafusion_expr::Operator::Or => {
+                branches(&b.left, out);
+                branches(&b.right, out);
+            }
+            other => out.push(other),
+        }
+    }
+    let mut ors = Vec::new();
+    branches(expr, &mut ors);
+    if ors.len() < 2 {
+        return None;
+    }
+    let mut derived = Vec::with_capacity(ors.len());
+    for branch in ors {
+        let own: Vec<Expr> = split_conjunction(branch)
+            .into_iter()
+            .filter(|c| sides(c, left, right) == side)
+            .cloned()
+            .collect();
+        derived.push(conjunction(own)?);
+    }
+    disjunction(derived)
 }
 
 /// For a time join, whether its residual is tested after the version is

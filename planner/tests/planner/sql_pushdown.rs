@@ -374,3 +374,52 @@ fn table_hints_keep_their_scan_after_pushdown() {
         Some(LogicalPlan::TableScan(_))
     ));
 }
+
+/// An OR over both inputs whose every branch has conditions on one input
+/// stays, and also filters that input by the OR of those conditions (TPC-H
+/// Q7's nation pair); on the preserved side of a LEFT join's WHERE only the
+/// left input gets one, and a branch without a condition on an input
+/// gives that input nothing.
+#[test]
+fn an_or_over_both_inputs_also_filters_each_input_it_constrains() {
+    let p = plan(
+        "SELECT * FROM t1 JOIN t2 ON t1.id = t2.id \
+         WHERE (t1.k = 1 AND t2.k = 2) OR (t1.k = 2 AND t2.k = 1 AND t2.v > 0)",
+    );
+    let [join] = joins(&p).try_into().unwrap();
+    assert_eq!(
+        filter_on(&join.left).as_deref(),
+        Some("t1.k = Int64(1) OR t1.k = Int64(2)")
+    );
+    assert_eq!(
+        filter_on(&join.right).as_deref(),
+        Some("t2.k = Int64(2) OR t2.k = Int64(1) AND t2.v > Int64(0)")
+    );
+    assert!(
+        filter(&join).is_some_and(|f| f.contains(" OR ")),
+        "{:?}",
+        filter(&join)
+    );
+    // LEFT join, WHERE: the left input only.
+    let p = plan(
+        "SELECT * FROM t1 LEFT JOIN t2 ON t1.id = t2.id \
+         WHERE (t1.k = 1 AND t2.k = 2) OR (t1.k = 2 AND t2.k = 1)",
+    );
+    let [join] = joins(&p).try_into().unwrap();
+    assert_eq!(
+        filter_on(&join.left).as_deref(),
+        Some("t1.k = Int64(1) OR t1.k = Int64(2)")
+    );
+    assert_eq!(filter_on(&join.right), None);
+    // A branch with no condition on t2: nothing for t2.
+    let p = plan(
+        "SELECT * FROM t1 JOIN t2 ON t1.id = t2.id \
+         WHERE (t1.k = 1 AND t2.k = 2) OR t1.v = 3",
+    );
+    let [join] = joins(&p).try_into().unwrap();
+    assert_eq!(filter_on(&join.right), None);
+    assert_eq!(
+        filter_on(&join.left).as_deref(),
+        Some("t1.k = Int64(1) OR t1.v = Int64(3)")
+    );
+}

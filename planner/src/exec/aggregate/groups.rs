@@ -6,9 +6,10 @@
 //!
 //!  Global  no GROUP BY: every row is group 0 (the table has one group even
 //!          before the first row: SQL's one row over an empty input)
-//!  Word    one fixed-width column of 1, 2, 4 or 8 bytes:
-//!          HashMap<bits of the value (zero-extended to u64), group id>,
-//!          NULL a group of its own outside the map
+//!  Word    one fixed-width column of 1, 2, 4 or 8 bytes: the bits of the
+//!          value (zero-extended to u64) index an array of group ids while
+//!          the keys are dense, else a HashMap; NULL a group of its own
+//!          (see `word_groups`)
 //!  Packed  several fixed-width columns of at most 16 bytes together: one
 //!          u128 word a key, plus a mask of NULL columns (see
 //!          `packed_groups`)
@@ -36,11 +37,8 @@
 //! with clones of one state agree on it, which is what lets the combine step
 //! split the groups of several partial aggregates into disjoint partitions.
 
-use std::collections::HashMap;
-
 use ahash::RandomState;
 use arrow_array::{Array, ArrayRef, UInt32Array, new_empty_array};
-use arrow_buffer::{NullBuffer, ScalarBuffer};
 use arrow_row::{RowConverter, SortField};
 use arrow_schema::DataType;
 use hashbrown::HashTable;
@@ -48,6 +46,7 @@ use hashbrown::HashTable;
 use super::column_groups::ColumnTable;
 use super::inline_keys::InlineKeys;
 use super::packed_groups::PackedTable;
+use super::word_groups::WordTable;
 use crate::exec::error::{ExecError, Result};
 use tenon_kernels::canonical_floats;
 
@@ -94,12 +93,9 @@ impl GroupTable {
     pub(super) fn new(types: &[DataType], state: RandomState) -> Result<Self> {
         let kind = match types {
             [] => Kind::Global,
-            [t] if word_width(t).is_some() => Kind::Word(WordTable {
-                width: word_width(t).unwrap_or(8),
-                map: HashMap::with_hasher(state.clone()),
-                null_group: None,
-                words: Vec::new(),
-            }),
+            [t] if word_width(t).is_some() => {
+                Kind::Word(WordTable::new(word_width(t).unwrap_or(8), state.clone()))
+            }
             _ if PackedTable::try_new(types).is_some() => {
                 Kind::Packed(PackedTable::try_new(types).unwrap_or_default())
             }
@@ -261,9 +257,9 @@ impl GroupTable {
         match &self.kind {
             Kind::Global => vec![0; self.num_groups],
             Kind::Word(t) => (0..self.num_groups)
-                .map(|g| match t.null_group {
+                .map(|g| match t.null_group() {
                     Some(n) if n as usize == g => NULL_HASH,
-                    _ => self.state.hash_one(t.words[g]),
+                    _ => self.state.hash_one(t.word(g)),
                 })
                 .collect(),
             Kind::Packed(t) => t.hashes().to_vec(),
@@ -294,109 +290,6 @@ impl GroupTable {
                 }
             })
             .collect()
-    }
-}
-
-/// One fixed-width key column.
-#[derive(Debug)]
-struct WordTable {
-    /// Bytes a value: 1, 2, 4 or 8.
-    width: usize,
-    map: HashMap<u64, u32, RandomState>,
-    null_group: Option<u32>,
-    /// Each group's key bits (0 for the NULL group).
-    words: Vec<u64>,
-}
-
-impl WordTable {
-    fn intern(
-        &mut self,
-        key: &ArrayRef,
-        next: &mut usize,
-        ids: &mut Vec<u32>,
-        new_rows: &mut Vec<u32>,
-    ) -> Result<()> {
-        let data = key.to_data();
-        let (buffer, offset, len) = (data.buffers()[0].clone(), data.offset(), data.len());
-        let nulls = key.logical_nulls();
-        let nulls = nulls.as_ref().filter(|n| n.null_count() > 0);
-        match self.width {
-            1 => self.intern_values(
-                &ScalarBuffer::<u8>::new(buffer, offset, len),
-                nulls,
-                next,
-                ids,
-                new_rows,
-            ),
-            2 => self.intern_values(
-                &ScalarBuffer::<u16>::new(buffer, offset, len),
-                nulls,
-                next,
-                ids,
-                new_rows,
-            ),
-            4 => self.intern_values(
-                &ScalarBuffer::<u32>::new(buffer, offset, len),
-                nulls,
-                next,
-                ids,
-                new_rows,
-            ),
-            _ => self.intern_values(
-                &ScalarBuffer::<u64>::new(buffer, offset, len),
-                nulls,
-                next,
-                ids,
-                new_rows,
-            ),
-        }
-    }
-
-    fn intern_values<W: Copy + Into<u64>>(
-        &mut self,
-        values: &[W],
-        nulls: Option<&NullBuffer>,
-        next: &mut usize,
-        ids: &mut Vec<u32>,
-        new_rows: &mut Vec<u32>,
-    ) -> Result<()> {
-        // The previous row's non-NULL key and group: input sorted or
-        // clustered by the key (lineitem by l_orderkey) repeats it, and a
-        // repeat costs no lookup.
-        let mut last: Option<(u64, u32)> = None;
-        for (i, &v) in values.iter().enumerate() {
-            let id = if nulls.is_some_and(|n| n.is_null(i)) {
-                match self.null_group {
-                    Some(g) => g,
-                    None => {
-                        let g = new_group(next, i, new_rows)?;
-                        self.words.push(0);
-                        self.null_group = Some(g);
-                        g
-                    }
-                }
-            } else {
-                let w: u64 = v.into();
-                match last {
-                    Some((lw, lg)) if lw == w => lg,
-                    _ => {
-                        let g = match self.map.get(&w) {
-                            Some(&g) => g,
-                            None => {
-                                let g = new_group(next, i, new_rows)?;
-                                self.words.push(w);
-                                self.map.insert(w, g);
-                                g
-                            }
-                        };
-                        last = Some((w, g));
-                        g
-                    }
-                }
-            };
-            ids.push(id);
-        }
-        Ok(())
     }
 }
 

@@ -1,0 +1,386 @@
+//! Group ids of one fixed-width key column (1, 2, 4 or 8 bytes): the
+//! grouping table's `Word` kind.
+//!
+//! A key is its value's bits, zero-extended to a `u64` word. While the
+//! words seen so far stay *dense* (they span at most [`DENSE_SPREAD`]
+//! slots per group, and at most [`DENSE_MAX_SLOTS`] in all), a word's group
+//! id is looked up by its offset from the smallest word, in an array of
+//! ids: no hashing, and keys that arrive in order (TPC-H's `l_orderkey`,
+//! 1.5M groups over 6M values) touch the array in order instead of
+//! jumping around a hash table larger than the caches. The first batch
+//! that would make the array sparser moves every group into a `HashMap`
+//! from word to id, which serves the table from then on. Either way a run
+//! of equal keys (input sorted or clustered by the key) costs one lookup.
+//!
+//! NULL is a group of its own, outside both.
+//!
+//! Memory: the array holds at most [`DENSE_SPREAD`] 4-byte slots per
+//! group, within what the aggregate charges its budget for a group's slot
+//! and key (`GROUP_SLOT_BYTES` and the key's width).
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use ahash::RandomState;
+use arrow_array::{Array, ArrayRef};
+use arrow_buffer::{NullBuffer, ScalarBuffer};
+
+use super::groups::new_group;
+use crate::exec::error::Result;
+
+/// The most array slots per group (plus [`DENSE_MIN_SLOTS`]) the array may
+/// hold before the table moves to a hash map.
+const DENSE_SPREAD: u64 = 8;
+
+/// Slots the array may always hold, however few the groups (a batch of
+/// small keys: 256 KiB).
+const DENSE_MIN_SLOTS: u64 = 1 << 16;
+
+/// The most slots the array ever holds (128 MiB).
+const DENSE_MAX_SLOTS: u64 = 1 << 25;
+
+/// One fixed-width key column's groups; see the module docs.
+#[derive(Debug)]
+pub(super) struct WordTable {
+    /// Bytes a value: 1, 2, 4 or 8.
+    width: usize,
+    /// The dense array, until the keys are too sparse for it.
+    dense: Option<DenseIds>,
+    /// Word to group id, once the keys are too sparse for the array.
+    map: HashMap<u64, u32, RandomState>,
+    null_group: Option<u32>,
+    /// Each group's key bits (0 for the NULL group).
+    words: Vec<u64>,
+}
+
+/// Group ids by word offset: `ids[w - base]` is the group of word `w`
+/// plus one, 0 where no group has that word.
+#[derive(Debug, Default)]
+struct DenseIds {
+    base: u64,
+    ids: Vec<u32>,
+}
+
+impl DenseIds {
+    /// Grows the array to cover `lo..=hi` (no slot moves when it only grows
+    /// upwards, the usual case of ordered keys).
+    fn cover(&mut self, lo: u64, hi: u64) {
+        if self.ids.is_empty() {
+            self.base = lo;
+        }
+        if lo < self.base {
+            let shift = (self.base - lo) as usize;
+            let mut ids = vec![0u32; shift + self.ids.len()];
+            ids[shift..].copy_from_slice(&self.ids);
+            self.ids = ids;
+            self.base = lo;
+        }
+        let len = (hi - self.base + 1) as usize;
+        if len > self.ids.len() {
+            self.ids.resize(len, 0);
+        }
+    }
+}
+
+impl WordTable {
+    /// An empty table for values of `width` bytes.
+    pub(super) fn new(width: usize, state: RandomState) -> Self {
+        WordTable {
+            width,
+            dense: Some(DenseIds::default()),
+            map: HashMap::with_hasher(state),
+            null_group: None,
+            words: Vec::new(),
+        }
+    }
+
+    /// The NULL key's group, once there is one.
+    pub(super) fn null_group(&self) -> Option<u32> {
+        self.null_group
+    }
+
+    /// Group `g`'s key bits (0 for the NULL group).
+    pub(super) fn word(&self, g: usize) -> u64 {
+        self.words[g]
+    }
+
+    /// Pushes the group id of each row of `key` onto `ids`, creating groups
+    /// (numbered from `next`, their rows pushed onto `new_rows`) for new
+    /// keys.
+    pub(super) fn intern(
+        &mut self,
+        key: &ArrayRef,
+        next: &mut usize,
+        ids: &mut Vec<u32>,
+        new_rows: &mut Vec<u32>,
+    ) -> Result<()> {
+        let data = key.to_data();
+        let (buffer, offset, len) = (data.buffers()[0].clone(), data.offset(), data.len());
+        let nulls = key.logical_nulls();
+        let nulls = nulls.as_ref().filter(|n| n.null_count() > 0);
+        match self.width {
+            1 => self.intern_values(
+                &ScalarBuffer::<u8>::new(buffer, offset, len),
+                nulls,
+                next,
+                ids,
+                new_rows,
+            ),
+            2 => self.intern_values(
+                &ScalarBuffer::<u16>::new(buffer, offset, len),
+                nulls,
+                next,
+                ids,
+                new_rows,
+            ),
+            4 => self.intern_values(
+                &ScalarBuffer::<u32>::new(buffer, offset, len),
+                nulls,
+                next,
+                ids,
+                new_rows,
+            ),
+            _ => self.intern_values(
+                &ScalarBuffer::<u64>::new(buffer, offset, len),
+                nulls,
+                next,
+                ids,
+                new_rows,
+            ),
+        }
+    }
+
+    fn intern_values<W: Copy + Into<u64>>(
+        &mut self,
+        values: &[W],
+        nulls: Option<&NullBuffer>,
+        next: &mut usize,
+        ids: &mut Vec<u32>,
+        new_rows: &mut Vec<u32>,
+    ) -> Result<()> {
+        self.keep_dense_for(values, nulls);
+        // The previous row's non-NULL key and group: input sorted or
+        // clustered by the key (lineitem by l_orderkey) repeats it, and a
+        // repeat costs no lookup.
+        let mut last: Option<(u64, u32)> = None;
+        for (i, &v) in values.iter().enumerate() {
+            let id = if nulls.is_some_and(|n| n.is_null(i)) {
+                match self.null_group {
+                    Some(g) => g,
+                    None => {
+                        let g = new_group(next, i, new_rows)?;
+                        self.words.push(0);
+                        self.null_group = Some(g);
+                        g
+                    }
+                }
+            } else {
+                let w: u64 = v.into();
+                match last {
+                    Some((lw, lg)) if lw == w => lg,
+                    _ => {
+                        let g = match &mut self.dense {
+                            Some(dense) => {
+                                let slot = &mut dense.ids[(w - dense.base) as usize];
+                                match *slot {
+                                    0 => {
+                                        let g = new_group(next, i, new_rows)?;
+                                        self.words.push(w);
+                                        *slot = g + 1;
+                                        g
+                                    }
+                                    id => id - 1,
+                                }
+                            }
+                            None => match self.map.entry(w) {
+                                Entry::Occupied(e) => *e.get(),
+                                Entry::Vacant(e) => {
+                                    let g = new_group(next, i, new_rows)?;
+                                    self.words.push(w);
+                                    *e.insert(g)
+                                }
+                            },
+                        };
+                        last = Some((w, g));
+                        g
+                    }
+                }
+            };
+            ids.push(id);
+        }
+        Ok(())
+    }
+
+    /// Before a batch: grows the dense array to cover the batch's words,
+    /// or, when that would make it too sparse (module docs), moves every
+    /// group into the hash map for good.
+    fn keep_dense_for<W: Copy + Into<u64>>(&mut self, values: &[W], nulls: Option<&NullBuffer>) {
+        let Some(dense) = &mut self.dense else {
+            return;
+        };
+        let mut range: Option<(u64, u64)> = None;
+        let mut widen = |w: u64| {
+            range = Some(match range {
+                None => (w, w),
+                Some((lo, hi)) => (lo.min(w), hi.max(w)),
+            });
+        };
+        match nulls {
+            None => values.iter().for_each(|&v| widen(v.into())),
+            Some(n) => values
+                .iter()
+                .zip(n.iter())
+                .filter(|(_, valid)| *valid)
+                .for_each(|(&v, _)| widen(v.into())),
+        }
+        let Some((mut lo, mut hi)) = range else {
+            return;
+        };
+        if !dense.ids.is_empty() {
+            lo = lo.min(dense.base);
+            hi = hi.max(dense.base + (dense.ids.len() as u64 - 1));
+        }
+        // At most this many groups after the batch.
+        let groups = self.words.len() as u64 + values.len() as u64;
+        let limit = DENSE_MAX_SLOTS.min(DENSE_MIN_SLOTS + DENSE_SPREAD * groups);
+        // `hi - lo` cannot overflow; the slot count is that plus one.
+        if hi - lo < limit {
+            dense.cover(lo, hi);
+            return;
+        }
+        self.map.reserve(self.words.len());
+        for (g, &w) in self.words.iter().enumerate() {
+            if self.null_group != Some(g as u32) {
+                self.map.insert(w, g as u32);
+            }
+        }
+        self.dense = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{Int8Array, Int64Array, UInt64Array};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The group ids a naive map gives: dense, in order of first
+    /// appearance, NULL a group of its own.
+    fn reference(batches: &[Vec<Option<i64>>]) -> Vec<Vec<u32>> {
+        let mut seen: Vec<Option<i64>> = Vec::new();
+        batches
+            .iter()
+            .map(|b| {
+                b.iter()
+                    .map(|k| match seen.iter().position(|s| s == k) {
+                        Some(g) => g as u32,
+                        None => {
+                            seen.push(*k);
+                            (seen.len() - 1) as u32
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn interned(batches: &[Vec<Option<i64>>]) -> (Vec<Vec<u32>>, bool) {
+        let mut t = WordTable::new(8, RandomState::new());
+        let mut next = 0;
+        let out = batches
+            .iter()
+            .map(|b| {
+                let key: ArrayRef = Arc::new(Int64Array::from(b.clone()));
+                let (mut ids, mut rows) = (Vec::new(), Vec::new());
+                t.intern(&key, &mut next, &mut ids, &mut rows).unwrap();
+                ids
+            })
+            .collect();
+        (out, t.dense.is_some())
+    }
+
+    #[test]
+    fn ordered_keys_stay_dense_and_spread_keys_move_to_the_map() {
+        // l_orderkey's shape: ascending, every fourth value, repeated.
+        let ordered: Vec<Vec<Option<i64>>> = (0..40)
+            .map(|b| (0..1000).map(|i| Some((b * 1000 + i) / 4 * 4)).collect())
+            .collect();
+        let (ids, dense) = interned(&ordered);
+        assert!(dense);
+        assert_eq!(ids, reference(&ordered));
+        // Keys far apart, and negative keys next to positive ones (their
+        // bits are far apart), leave the array after groups were made.
+        for far in [1i64 << 40, -3] {
+            let batches = vec![
+                vec![Some(5), None, Some(7), Some(5)],
+                vec![Some(far), Some(6), None, Some(7)],
+                vec![Some(far), Some(5), Some(8)],
+            ];
+            let (ids, dense) = interned(&batches);
+            assert!(!dense, "{far}");
+            assert_eq!(ids, reference(&batches), "{far}");
+        }
+    }
+
+    #[test]
+    fn keys_below_the_first_batch_shift_the_array() {
+        let batches = vec![
+            vec![Some(1000), Some(1001)],
+            vec![Some(10), Some(1000), Some(12), None],
+            vec![Some(3), Some(10), Some(1001)],
+        ];
+        let (ids, dense) = interned(&batches);
+        assert!(dense);
+        assert_eq!(ids, reference(&batches));
+    }
+
+    #[test]
+    fn narrow_and_unsigned_words() {
+        let mut t = WordTable::new(1, RandomState::new());
+        let (mut next, mut ids, mut rows) = (0, Vec::new(), Vec::new());
+        let key: ArrayRef = Arc::new(Int8Array::from(vec![-1, 0, 127, -128, -1, 0]));
+        t.intern(&key, &mut next, &mut ids, &mut rows).unwrap();
+        assert_eq!(ids, [0, 1, 2, 3, 0, 1]);
+        assert_eq!(rows, [0, 1, 2, 3]);
+        let mut t = WordTable::new(8, RandomState::new());
+        let (mut next, mut ids, mut rows) = (0, Vec::new(), Vec::new());
+        let key: ArrayRef = Arc::new(UInt64Array::from(vec![u64::MAX, 0, u64::MAX, 1]));
+        t.intern(&key, &mut next, &mut ids, &mut rows).unwrap();
+        assert_eq!(ids, [0, 1, 0, 2]);
+        assert!(t.dense.is_none());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+        /// Any keys, NULLs and batch cuts: the same ids as the reference,
+        /// whether the table stays dense or moves to the map.
+        #[test]
+        fn agrees_with_a_naive_map(
+            keys in proptest::collection::vec(
+                proptest::option::weighted(
+                    0.9,
+                    prop_oneof![0i64..50, -20i64..20, 0i64..2_000_000, any::<i64>()],
+                ),
+                0..300,
+            ),
+            cuts in proptest::collection::vec(1usize..40, 1..10),
+        ) {
+            let mut batches = Vec::new();
+            let mut rest = keys.as_slice();
+            for c in cuts.iter().cycle() {
+                if rest.is_empty() {
+                    break;
+                }
+                let (b, r) = rest.split_at((*c).min(rest.len()));
+                batches.push(b.to_vec());
+                rest = r;
+            }
+            let (ids, _) = interned(&batches);
+            prop_assert_eq!(ids, reference(&batches));
+        }
+    }
+}
