@@ -2,21 +2,27 @@
 //! grouping table's `Word` kind.
 //!
 //! A key is its value's bits, zero-extended to a `u64` word. While the
-//! words seen so far stay *dense* (they span at most [`DENSE_SPREAD`]
-//! slots per group, and at most [`DENSE_MAX_SLOTS`] in all), a word's group
-//! id is looked up by its offset from the smallest word, in an array of
-//! ids: no hashing, and keys that arrive in order (TPC-H's `l_orderkey`,
-//! 1.5M groups over 6M values) touch the array in order instead of
-//! jumping around a hash table larger than the caches. The first batch
-//! that would make the array sparser moves every group into a `HashMap`
+//! words seen so far stay *dense*, a word's group id is looked up by its
+//! offset from the smallest word in an array of ids, kept in pages of
+//! [`PAGE`] slots that are allocated when a key first falls in them: no
+//! hashing, and keys that arrive in order (TPC-H's `l_orderkey`, 1.5M
+//! groups over 6M values) touch the pages in order instead of jumping
+//! around a hash table larger than the caches. Pages make the array's
+//! memory follow the keys actually seen: a thread of a parallel
+//! aggregation that takes batches from far apart parts of a sorted input
+//! holds the pages of those parts only. Dense means at most
+//! [`DENSE_SPREAD`] slots of allocated pages per group (beyond
+//! [`DENSE_MIN_SLOTS`]) and a span of keys of at most [`MAX_PAGES`] pages;
+//! the first batch that breaks either moves every group into a `HashMap`
 //! from word to id, which serves the table from then on. Either way a run
 //! of equal keys (input sorted or clustered by the key) costs one lookup.
 //!
 //! NULL is a group of its own, outside both.
 //!
-//! Memory: the array holds at most [`DENSE_SPREAD`] 4-byte slots per
-//! group, within what the aggregate charges its budget for a group's slot
-//! and key (`GROUP_SLOT_BYTES` and the key's width).
+//! Memory: the pages hold at most [`DENSE_SPREAD`] 4-byte slots per group
+//! (32 bytes), in line with what the aggregate charges its budget for a
+//! group's slot and state; the page directory at most [`MAX_PAGES`]
+//! pointers.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -28,16 +34,20 @@ use arrow_buffer::{NullBuffer, ScalarBuffer};
 use super::groups::new_group;
 use crate::exec::error::Result;
 
-/// The most array slots per group (plus [`DENSE_MIN_SLOTS`]) the array may
-/// hold before the table moves to a hash map.
-const DENSE_SPREAD: u64 = 8;
+/// Slots a page of the dense array.
+const PAGE: usize = 1 << PAGE_BITS;
+const PAGE_BITS: u32 = 12;
 
-/// Slots the array may always hold, however few the groups (a batch of
-/// small keys: 256 KiB).
-const DENSE_MIN_SLOTS: u64 = 1 << 16;
+/// The most allocated slots per group (beyond [`DENSE_MIN_SLOTS`]) before
+/// the table moves to a hash map.
+const DENSE_SPREAD: usize = 8;
 
-/// The most slots the array ever holds (128 MiB).
-const DENSE_MAX_SLOTS: u64 = 1 << 25;
+/// Slots the pages may always hold, however few the groups (256 KiB).
+const DENSE_MIN_SLOTS: usize = 1 << 16;
+
+/// The widest span of keys the dense array covers, in pages (2^26 keys;
+/// a directory of 128 KiB).
+const MAX_PAGES: u64 = 1 << 14;
 
 /// One fixed-width key column's groups; see the module docs.
 #[derive(Debug)]
@@ -53,32 +63,59 @@ pub(super) struct WordTable {
     words: Vec<u64>,
 }
 
-/// Group ids by word offset: `ids[w - base]` is the group of word `w`
-/// plus one, 0 where no group has that word.
+/// Group ids by word offset: slot `w - base` (in page `(w - base) /
+/// PAGE`) is the group of word `w` plus one, 0 where no group has that
+/// word.
 #[derive(Debug, Default)]
 struct DenseIds {
+    /// The first word of page 0 (a multiple of [`PAGE`]).
     base: u64,
-    ids: Vec<u32>,
+    pages: Vec<Option<Box<[u32]>>>,
+    /// Pages allocated.
+    allocated: usize,
 }
 
 impl DenseIds {
-    /// Grows the array to cover `lo..=hi` (no slot moves when it only grows
-    /// upwards, the usual case of ordered keys).
-    fn cover(&mut self, lo: u64, hi: u64) {
-        if self.ids.is_empty() {
-            self.base = lo;
+    /// Grows the directory to cover `lo..=hi`, or returns false when that
+    /// span is wider than [`MAX_PAGES`].
+    fn cover(&mut self, lo: u64, hi: u64) -> bool {
+        let page_of = |w: u64| w >> PAGE_BITS;
+        let (first, last) = if self.pages.is_empty() {
+            (page_of(lo), page_of(hi))
+        } else {
+            let start = page_of(self.base);
+            let end = start + self.pages.len() as u64 - 1;
+            (page_of(lo).min(start), page_of(hi).max(end))
+        };
+        if last - first >= MAX_PAGES {
+            return false;
         }
-        if lo < self.base {
-            let shift = (self.base - lo) as usize;
-            let mut ids = vec![0u32; shift + self.ids.len()];
-            ids[shift..].copy_from_slice(&self.ids);
-            self.ids = ids;
-            self.base = lo;
+        if self.pages.is_empty() {
+            self.base = first << PAGE_BITS;
+        } else if first < page_of(self.base) {
+            let more = (page_of(self.base) - first) as usize;
+            self.pages
+                .splice(0..0, std::iter::repeat_with(|| None).take(more));
+            self.base = first << PAGE_BITS;
         }
-        let len = (hi - self.base + 1) as usize;
-        if len > self.ids.len() {
-            self.ids.resize(len, 0);
+        let len = (last - first + 1) as usize;
+        if len > self.pages.len() {
+            self.pages.resize_with(len, || None);
         }
+        true
+    }
+
+    /// The slot of word `w` (covered by [`DenseIds::cover`]), its page
+    /// allocated if it was not.
+    #[inline]
+    fn slot(&mut self, w: u64) -> &mut u32 {
+        let at = (w - self.base) as usize;
+        let page = &mut self.pages[at >> PAGE_BITS];
+        if page.is_none() {
+            self.allocated += 1;
+        }
+        let page = page.get_or_insert_with(|| vec![0u32; PAGE].into_boxed_slice());
+        &mut page[at & (PAGE - 1)]
     }
 }
 
@@ -181,7 +218,7 @@ impl WordTable {
                     _ => {
                         let g = match &mut self.dense {
                             Some(dense) => {
-                                let slot = &mut dense.ids[(w - dense.base) as usize];
+                                let slot = dense.slot(w);
                                 match *slot {
                                     0 => {
                                         let g = new_group(next, i, new_rows)?;
@@ -208,12 +245,17 @@ impl WordTable {
             };
             ids.push(id);
         }
+        if let Some(dense) = &self.dense
+            && dense.allocated * PAGE > DENSE_MIN_SLOTS + DENSE_SPREAD * self.words.len()
+        {
+            self.move_to_map();
+        }
         Ok(())
     }
 
-    /// Before a batch: grows the dense array to cover the batch's words,
-    /// or, when that would make it too sparse (module docs), moves every
-    /// group into the hash map for good.
+    /// Before a batch: grows the dense directory to cover the batch's
+    /// words, or, when their span is too wide for it (module docs), moves
+    /// every group into the hash map for good.
     fn keep_dense_for<W: Copy + Into<u64>>(&mut self, values: &[W], nulls: Option<&NullBuffer>) {
         let Some(dense) = &mut self.dense else {
             return;
@@ -233,21 +275,15 @@ impl WordTable {
                 .filter(|(_, valid)| *valid)
                 .for_each(|(&v, _)| widen(v.into())),
         }
-        let Some((mut lo, mut hi)) = range else {
-            return;
-        };
-        if !dense.ids.is_empty() {
-            lo = lo.min(dense.base);
-            hi = hi.max(dense.base + (dense.ids.len() as u64 - 1));
+        if let Some((lo, hi)) = range
+            && !dense.cover(lo, hi)
+        {
+            self.move_to_map();
         }
-        // At most this many groups after the batch.
-        let groups = self.words.len() as u64 + values.len() as u64;
-        let limit = DENSE_MAX_SLOTS.min(DENSE_MIN_SLOTS + DENSE_SPREAD * groups);
-        // `hi - lo` cannot overflow; the slot count is that plus one.
-        if hi - lo < limit {
-            dense.cover(lo, hi);
-            return;
-        }
+    }
+
+    /// Every group into the hash map, which serves the table from now on.
+    fn move_to_map(&mut self) {
         self.map.reserve(self.words.len());
         for (g, &w) in self.words.iter().enumerate() {
             if self.null_group != Some(g as u32) {
@@ -323,6 +359,22 @@ mod tests {
             assert!(!dense, "{far}");
             assert_eq!(ids, reference(&batches), "{far}");
         }
+    }
+
+    /// A thread of a parallel aggregation over a sorted input: runs of
+    /// keys from far apart parts of a wide range stay dense (pages only
+    /// where the keys are).
+    #[test]
+    fn runs_from_far_apart_parts_stay_dense() {
+        let batches: Vec<Vec<Option<i64>>> = (0..20)
+            .map(|b| {
+                let start = (b * 7919 % 20) * 300_000;
+                (0..4000).map(|i| Some(start + i / 4 * 4)).collect()
+            })
+            .collect();
+        let (ids, dense) = interned(&batches);
+        assert!(dense);
+        assert_eq!(ids, reference(&batches));
     }
 
     #[test]
