@@ -1,6 +1,6 @@
 //! Command-line parsing and dispatch.
 
-mod address_space;
+mod allocator;
 mod bench;
 mod callgrind;
 mod generate;

@@ -26,7 +26,7 @@
 //! and no more: planning plus 4 workers reserve 768 MB; each further
 //! worker 128 MB (`--threads` sizes the pool: fewer threads leave more of
 //! a cap for data). The allocators' own reservations are kept small by the
-//! CLI (`cli::address_space`).
+//! CLI (`cli::allocator`).
 //!
 //! Statements deeper than these stacks hold are refused by the front end
 //! with an error that names the limit, never by a stack overflow.

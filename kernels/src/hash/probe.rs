@@ -245,7 +245,18 @@ fn probe_unique<S: KeySource, P: ProbeKeys<S::Tag>, const PREFETCH: bool>(
 ) -> bool {
     const BLOCK: usize = 32;
     let n = input.len();
-    let look = |tag: Option<S::Tag>, h: u64, prow: u32, bi: &mut Vec<u32>, pi: &mut Vec<u32>| {
+    // A function, not a closure: a closure is not always inlined, and one
+    // left out of line runs at the baseline level, outside `dispatch!`.
+    #[inline(always)]
+    fn look<S: KeySource>(
+        table: &JoinTable<S::Tag>,
+        same: &impl Fn(u32, u32) -> bool,
+        tag: Option<S::Tag>,
+        h: u64,
+        prow: u32,
+        bi: &mut Vec<u32>,
+        pi: &mut Vec<u32>,
+    ) {
         let found = match tag {
             None => None,
             Some(t) if !S::VERIFY => table.find_exact(t, h),
@@ -255,7 +266,7 @@ fn probe_unique<S: KeySource, P: ProbeKeys<S::Tag>, const PREFETCH: bool>(
             bi.push(e.start);
             pi.push(prow);
         }
-    };
+    }
     while cur.i < n {
         let room = limit - build_rows.len();
         if room == 0 {
@@ -274,14 +285,22 @@ fn probe_unique<S: KeySource, P: ProbeKeys<S::Tag>, const PREFETCH: bool>(
                     *slot = (tag, h, prow);
                 }
                 for &(tag, h, prow) in &block[..stop - at] {
-                    look(tag, h, prow, build_rows, probe_rows);
+                    look::<S>(table, same, tag, h, prow, build_rows, probe_rows);
                 }
                 at = stop;
             }
         } else {
             for j in cur.i..end {
                 let (tag, prow) = input.get(j);
-                look(tag, tag.map_or(0, S::hash), prow, build_rows, probe_rows);
+                look::<S>(
+                    table,
+                    same,
+                    tag,
+                    tag.map_or(0, S::hash),
+                    prow,
+                    build_rows,
+                    probe_rows,
+                );
             }
         }
         cur.i = end;
