@@ -645,6 +645,39 @@ fn h15_estimate_of_a_join_subtree() {
     assert_eq!(outer.build, None);
 }
 
+/// A table's bytes count the columns the query reads, and a column that a
+/// projection only passes on is not read: a correlated scalar subquery is
+/// decorrelated into a join whose outer side passes every column of its
+/// table on, but only `id`, `k` and `v` of `wide` are read (24 MiB of its
+/// 1 GiB), so H15's rule 3 builds it and filters the subquery's aggregate
+/// (at 1 GiB it would be over the broadcast threshold, and not built).
+#[test]
+fn h15_estimate_counts_only_the_columns_read() {
+    let mut c = catalog();
+    let mut st = stats(1_000_000, 1024 * MIB);
+    st.column_bytes = vec![8 * MIB, 8 * MIB, 8 * MIB, 1000 * MIB];
+    c.register_table_with_stats(
+        "wide",
+        Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("k", DataType::Int64, true),
+            Field::new("v", DataType::Int64, true),
+            Field::new("comment", DataType::Utf8, true),
+        ])),
+        st,
+    );
+    let sql = "SELECT id FROM wide WHERE v > (SELECT sum(t2.v) FROM t2 WHERE t2.a = wide.k)";
+    let p = plan_joins(sql, &c, &Config::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.joins.len(), 1, "{p}");
+    let j = &p.joins[0];
+    assert_eq!(j.build.as_deref(), Some("wide"), "{}", j.reason);
+    assert!(
+        j.reason.contains("grouped by the join keys") && j.reason.contains("24.0 MiB"),
+        "{}",
+        j.reason
+    );
+}
+
 #[test]
 fn table_hint_errors_read_as_one_sentence() {
     for (sql, says) in [
