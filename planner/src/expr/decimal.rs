@@ -110,17 +110,30 @@ fn exact(op: ArithOp, p1: u8, s1: i8, p2: u8, s2: i8) -> i32 {
     }
 }
 
-/// The precision of the largest value `a` holds at scale `s` (at most the
-/// declared `p`; NULL slots count with whatever they hold, which can only
-/// make it larger).
+/// The precision of the largest value `a` holds at scale `s`, or one digit
+/// more ([`magnitude_bound`]; at most the declared `p`; NULL slots count
+/// with whatever they hold, which can only make it larger).
 fn held_precision(a: &PrimitiveArray<Decimal128Type>, p: u8, s: i8) -> u8 {
-    let largest = a
-        .values()
-        .iter()
-        .fold(0u128, |m, v| m.max(v.unsigned_abs()));
+    let largest = magnitude_bound(a.values());
     let digits = largest.checked_ilog10().map_or(1, |d| d + 1);
     let scale = u32::try_from(s).unwrap_or(0);
     digits.max(scale).min(u32::from(p)) as u8
+}
+
+/// An upper bound of the largest magnitude among `values`, less than twice
+/// it (plus one): the OR of the magnitudes (one less for negative values),
+/// which is branch-free and runs in vector registers, where the exact
+/// maximum of 128-bit magnitudes is a compare and a branch per value.
+pub(crate) fn magnitude_bound(values: &[i128]) -> u128 {
+    let (mut lo, mut hi) = (0u64, 0u64);
+    for &v in values {
+        let high = (v >> 64) as i64;
+        // All ones for a negative value: `v ^ sign` is then `-v - 1`.
+        let sign = (high >> 63) as u64;
+        lo |= (v as u64) ^ sign;
+        hi |= (high as u64) ^ sign;
+    }
+    ((u128::from(hi) << 64) | u128::from(lo)).saturating_add(1)
 }
 
 /// `10^e` for `0 <= e <= 38`.
@@ -131,6 +144,52 @@ fn pow10(e: i16) -> Option<i128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bound is at least every magnitude and less than twice the
+    /// largest plus two, for positive, negative and extreme values.
+    #[test]
+    fn magnitude_bound_bounds_the_largest_magnitude() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut cases: Vec<Vec<i128>> = vec![
+            vec![],
+            vec![0],
+            vec![-1],
+            vec![i128::MIN],
+            vec![i128::MAX, -5],
+            vec![-1_000_000, 999_999],
+        ];
+        for _ in 0..200 {
+            let bits = next() % 127;
+            let n = (next() % 50) as usize;
+            cases.push(
+                (0..n)
+                    .map(|_| {
+                        let v = ((u128::from(next()) << 64) | u128::from(next())) >> (127 - bits);
+                        if next() % 2 == 0 {
+                            v as i128
+                        } else {
+                            -(v as i128)
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        for values in cases {
+            let largest = values.iter().map(|v| v.unsigned_abs()).max().unwrap_or(0);
+            let bound = magnitude_bound(&values);
+            assert!(bound >= largest, "{values:?}: {bound} < {largest}");
+            assert!(
+                bound <= largest.saturating_mul(2).saturating_add(1),
+                "{values:?}: {bound} vs {largest}"
+            );
+        }
+    }
     use arrow_array::Decimal128Array;
 
     fn arr(values: &[Option<i128>], p: u8, s: i8) -> Value {

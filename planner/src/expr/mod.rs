@@ -40,7 +40,7 @@ mod column_index;
 mod compile;
 mod conditional;
 mod context;
-mod decimal;
+pub(crate) mod decimal;
 mod error;
 mod eval;
 mod interval;

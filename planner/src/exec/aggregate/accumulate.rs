@@ -245,6 +245,12 @@ pub(super) trait FlaggedAdd: Copy {
     /// The magnitude of the value (integers; 0 for floats).
     fn magnitude(self) -> u128;
 
+    /// An upper bound of the largest magnitude among `values` (integers;
+    /// 0 for floats): their largest, unless a cheaper bound exists.
+    fn magnitude_bound(values: &[Self]) -> u128 {
+        values.iter().fold(0u128, |m, v| m.max(v.magnitude()))
+    }
+
     /// Whether a batch whose sums stay within `i64` may be added in `i64`
     /// lanes ([`FlaggedAdd::low_i64`], [`FlaggedAdd::from_i64`]): `i128`
     /// (decimals), whose additions cost twice as much.
@@ -297,6 +303,11 @@ impl FlaggedAdd for i128 {
     #[inline(always)]
     fn magnitude(self) -> u128 {
         self.unsigned_abs()
+    }
+
+    /// Less than twice the largest, branch-free (`expr::decimal`).
+    fn magnitude_bound(values: &[Self]) -> u128 {
+        crate::expr::decimal::magnitude_bound(values)
     }
 
     #[inline(always)]
@@ -402,7 +413,7 @@ impl<T: ArrowPrimitiveType<Native: FlaggedAdd>> SumAcc<T> {
         if self.bound == u128::MAX {
             return u128::MAX;
         }
-        let largest = values.iter().fold(0u128, |m, v| m.max(v.magnitude()));
+        let largest = T::Native::magnitude_bound(values);
         let batch = largest.saturating_mul(values.len() as u128);
         self.bound = self.bound.saturating_add(batch);
         batch
