@@ -202,8 +202,17 @@ pub(crate) fn key_nulls(cols: &[ArrayRef], kind: &KeyKind, null_equal: bool) -> 
 /// A full finalizer, not a single multiply: keys that are themselves
 /// multiples of a Fibonacci-hashing constant (as the benchmark workloads'
 /// scrambled keys are) must not land in long runs of neighbouring slots.
+/// Public so that the planner's hash tables mix their words the same way.
+///
+/// ```
+/// use tenon_kernels::hash_u64;
+/// assert_eq!(hash_u64(42), hash_u64(42));
+/// assert_ne!(hash_u64(1), hash_u64(2));
+/// // Neighbouring keys differ in about half of their hash bits.
+/// assert!((hash_u64(1) ^ hash_u64(2)).count_ones() > 16);
+/// ```
 #[inline(always)]
-pub(crate) fn hash_u64(k: u64) -> u64 {
+pub fn hash_u64(k: u64) -> u64 {
     let mut h = k;
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);

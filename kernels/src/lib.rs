@@ -94,7 +94,7 @@ pub use kernel::{
     BatchSink, CloneKernel, FedProbe, Join, JoinInput, JoinKernel, JoinOptions, JoinStream,
     PairChunk, PairJoin, PairSink, PairWorker, ProbeFeed, Strategy, compact_views, join_schema,
 };
-pub use keys::canonical_floats;
+pub use keys::{canonical_floats, hash_u64};
 pub use memory::{HeldBuffers, MemoryBudget, MemoryReservation, batch_bytes};
 pub use merge::SortMergeJoin;
 pub use nested::NestedLoopJoin;

@@ -37,7 +37,8 @@
 //! probing any, so a filter on the scan saves that copy for the rows
 //! without a match (TPC-H Q21's semi join of lineitem at scale 10: 60M
 //! probe rows for 750K build rows). That filter is made only when the
-//! build side is partitioned ([`ProducedFilter::at_probe_input`]). Pushing it into another join's input may turn rows
+//! build side is partitioned ([`ProducedFilter::at_probe_input`]).
+//! Pushing it into another join's input may turn rows
 //! of that join into NULL-extended ones or drop them: in either case their
 //! key is NULL or not among the build keys, rows the join above drops.
 //!

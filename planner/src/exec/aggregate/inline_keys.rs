@@ -35,6 +35,7 @@ use arrow_array::{Array, ArrayRef};
 use arrow_buffer::{NullBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 use hashbrown::HashTable;
+use tenon_kernels::hash_u64;
 
 /// Most key columns a cache handles (words a key).
 const MAX_COLUMNS: usize = 4;
@@ -358,8 +359,8 @@ fn masked_view(view: u128) -> u128 {
 }
 
 /// The cache's hash of a row's words and NULL mask: each word's halves
-/// multiplied in, then MurmurHash3's finalizer (cheaper than a general
-/// hasher over a slice; the hash never leaves the cache).
+/// multiplied in, then the join keys' finalizer ([`hash_u64`]); cheaper
+/// than a general hasher over a slice, and the hash never leaves the cache.
 #[inline(always)]
 fn words_hash(key: &[u128], mask: u8) -> u64 {
     let mut h = u64::from(mask) ^ 0x9e37_79b9_7f4a_7c15;
@@ -371,11 +372,7 @@ fn words_hash(key: &[u128], mask: u8) -> u64 {
             .wrapping_mul(0xc4ce_b9fe_1a85_ec53)
             .rotate_left(31);
     }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
+    hash_u64(h)
 }
 
 #[cfg(test)]
