@@ -116,6 +116,78 @@ pub(crate) fn comparison_type(
     comparison_coercion(lt, rt).ok_or_else(mismatch)
 }
 
+/// The operands of a comparison, each of the type it is compared in.
+///
+/// A column compared with a number literal that its own type holds
+/// exactly (`l_quantity < 24` with `l_quantity` a DECIMAL(15, 2)) is
+/// compared in the column's type, with the literal converted once: the
+/// same answer as casting every row to the common type (both convert
+/// exactly and in order into it), without a cast of the column per batch.
+///
+/// # Errors
+///
+/// As [`comparison_type`] and [`cast_to`].
+pub(crate) fn comparison_operands(
+    left: PhysicalExpr,
+    right: PhysicalExpr,
+    context: &str,
+) -> Result<(PhysicalExpr, PhysicalExpr)> {
+    let t = comparison_type(&left, &right, context)?;
+    if let Some(r) = exact_literal(&right, left.data_type(), &t) {
+        return Ok((left, r));
+    }
+    if let Some(l) = exact_literal(&left, right.data_type(), &t) {
+        return Ok((l, right));
+    }
+    Ok((cast_to(left, &t, context)?, cast_to(right, &t, context)?))
+}
+
+/// `literal` (a non-NULL number) as type `to` (an integer or decimal
+/// type other than the comparison's `common` integer or decimal type),
+/// when `to` holds its value in `common` exactly: the literal converted
+/// to `common`, then to `to` and back, is unchanged. A column of type
+/// `to` converts exactly and in order into `common`, so comparing it with
+/// that value gives what comparing both in `common` gives. A float literal
+/// qualifies through its value in `common` (`0.06 + 0.01` is
+/// 0.06999999999999999 as a double and 0.070000000000000 as the
+/// DECIMAL(30, 15) a DECIMAL(15, 2) column is compared in); a float
+/// `common` type never does, since its conversions round. `None`
+/// otherwise.
+pub(crate) fn exact_literal(
+    literal: &PhysicalExpr,
+    to: &DataType,
+    common: &DataType,
+) -> Option<PhysicalExpr> {
+    let exact_number = |t: &DataType| t.is_integer() || t.is_decimal();
+    if to == common || !exact_number(to) || !exact_number(common) {
+        return None;
+    }
+    if !literal.data_type().is_numeric() {
+        return None;
+    }
+    let Node::Literal(v) = &*literal.node else {
+        return None;
+    };
+    let value = v.inner();
+    if value.null_count() > 0 {
+        return None;
+    }
+    let options = CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    let in_common = cast_with_options(value, common, &options).ok()?;
+    let there = cast_with_options(&in_common, to, &options).ok()?;
+    let back = cast_with_options(&there, common, &options).ok()?;
+    (back.as_ref() == in_common.as_ref()).then(|| {
+        PhysicalExpr::new(
+            Node::Literal(Value::Scalar(there)),
+            to.clone(),
+            literal.text.clone(),
+        )
+    })
+}
+
 /// Whether `t` is one of the string types.
 pub(crate) fn is_string(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)

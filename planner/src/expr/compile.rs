@@ -16,7 +16,9 @@ use datafusion_expr::type_coercion::other::{
 };
 use datafusion_expr::{Expr, Operator};
 
-use crate::expr::coerce::{cast_to, comparison_type, fold, is_string};
+use crate::expr::coerce::{
+    cast_to, comparison_operands, comparison_type, exact_literal, fold, is_string,
+};
 use crate::expr::column_index::ColumnIndex;
 use crate::expr::context::QueryContext;
 use crate::expr::error::{ExprError, Result};
@@ -221,11 +223,23 @@ impl Compiler<'_> {
                         format!("cannot compare {t_low} with {t_high}; cast the bounds"),
                     )
                 })?;
+                // Bounds the input's own type holds exactly: compared in
+                // it, without a cast of the input (`comparison_operands`).
+                let own = input.data_type();
+                let exact = exact_literal(&low, own, &t).zip(exact_literal(&high, own, &t));
+                let (input, low, high) = match exact {
+                    Some((low, high)) => (input, low, high),
+                    None => (
+                        cast_to(input, &t, &text)?,
+                        cast_to(low, &t, &text)?,
+                        cast_to(high, &t, &text)?,
+                    ),
+                };
                 PhysicalExpr::new(
                     Node::Between {
-                        input: cast_to(input, &t, &text)?,
-                        low: cast_to(low, &t, &text)?,
-                        high: cast_to(high, &t, &text)?,
+                        input,
+                        low,
+                        high,
                         negated: b.negated,
                     },
                     boolean,
@@ -299,8 +313,7 @@ impl Compiler<'_> {
     ) -> Result<PhysicalExpr> {
         use Operator as O;
         let compare = |op| -> Result<PhysicalExpr> {
-            let t = comparison_type(&l, &r, text)?;
-            let (l, r) = (cast_to(l.clone(), &t, text)?, cast_to(r.clone(), &t, text)?);
+            let (l, r) = comparison_operands(l.clone(), r.clone(), text)?;
             Ok(PhysicalExpr::new(
                 Node::Compare {
                     op,
@@ -672,6 +685,44 @@ fn rewrite_escape(pattern: &str, escape: char) -> String {
 #[cfg(test)]
 mod tests {
     use super::rewrite_escape;
+    use crate::expr::QueryContext;
+    use crate::expr::physical::{Node, PhysicalExpr};
+    use arrow_schema::{DataType, Field, Schema};
+    use datafusion_common::DFSchema;
+    use datafusion_expr::{Expr, col, lit};
+
+    fn compiled(e: Expr) -> PhysicalExpr {
+        let schema = Schema::new(vec![
+            Field::new("d", DataType::Decimal128(15, 2), true),
+            Field::new("i", DataType::Int32, true),
+        ]);
+        let schema = DFSchema::try_from(schema).unwrap();
+        PhysicalExpr::compile(&e, &schema, &QueryContext::new()).unwrap()
+    }
+
+    fn casts(e: &PhysicalExpr) -> usize {
+        let own = usize::from(matches!(*e.node, Node::Cast { .. }));
+        own + e.node.children().into_iter().map(casts).sum::<usize>()
+    }
+
+    #[test]
+    fn a_column_compared_with_a_literal_its_type_holds_is_not_cast() {
+        assert_eq!(casts(&compiled(col("d").lt(lit(24i64)))), 0);
+        assert_eq!(casts(&compiled(lit(24i64).gt_eq(col("d")))), 0);
+        assert_eq!(casts(&compiled(col("i").eq(lit(7i64)))), 0);
+        assert_eq!(casts(&compiled(col("i").between(lit(1i64), lit(9i64)))), 0);
+        // Literals it does not hold exactly: the column is cast.
+        assert_eq!(casts(&compiled(col("i").lt(lit(3_000_000_000i64)))), 1);
+        assert_eq!(casts(&compiled(col("d").lt(lit(i64::MAX)))), 1);
+        assert_eq!(casts(&compiled(col("i").lt(lit(2.5f64)))), 1);
+        // A float literal whose value in the decimal comparison type the
+        // column's type holds (TPC-H Q6's bounds).
+        let q6 = col("d").between(lit(0.06f64 - 0.01), lit(0.06f64 + 0.01));
+        assert_eq!(casts(&compiled(q6)), 0);
+        assert_eq!(casts(&compiled(col("d").lt(lit(0.075f64)))), 1);
+        let one_exact = col("i").between(lit(1i64), lit(3_000_000_000i64));
+        assert_eq!(casts(&compiled(one_exact)), 1);
+    }
 
     #[test]
     fn escape_rewrite_maps_custom_escape_to_backslash() {

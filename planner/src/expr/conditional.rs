@@ -12,10 +12,13 @@ use std::sync::Arc;
 use arrow_arith::boolean::{and, and_not, is_null};
 use arrow_array::builder::BooleanBufferBuilder;
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, BooleanArray, RecordBatch, UInt32Array, new_null_array};
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, NullArray, RecordBatch, RecordBatchOptions, UInt32Array,
+    new_null_array,
+};
 use arrow_buffer::NullBuffer;
-use arrow_schema::ArrowError;
-use arrow_select::filter::filter_record_batch;
+use arrow_schema::{ArrowError, DataType, Field, Schema};
+use arrow_select::filter::{FilterBuilder, filter_record_batch};
 use arrow_select::nullif::nullif;
 use arrow_select::take::take;
 use arrow_select::zip::zip;
@@ -138,7 +141,7 @@ pub(crate) fn evaluate_selected(
     if selected == 0 {
         return Ok(null);
     }
-    let subset = filter_record_batch(batch, mask).map_err(arrow)?;
+    let subset = filter_read_columns(expr, batch, mask).map_err(arrow)?;
     let value = expr.evaluate_value(&subset)?;
     if value.is_scalar() {
         return Ok(Value::Array(zip(mask, &value, &null).map_err(arrow)?));
@@ -160,6 +163,43 @@ pub(crate) fn evaluate_selected(
         .collect();
     let out = take(value.inner().as_ref(), &positions, None).map_err(arrow)?;
     Ok(Value::Array(out))
+}
+
+/// The rows of `batch` where `mask` is true, with only the columns `expr`
+/// reads filtered: the others become columns of NULL type (no buffers), so
+/// a wide batch costs no more than the columns the expression uses.
+fn filter_read_columns(
+    expr: &PhysicalExpr,
+    batch: &RecordBatch,
+    mask: &BooleanArray,
+) -> std::result::Result<RecordBatch, ArrowError> {
+    let read = expr.columns();
+    if read.len() == batch.num_columns() {
+        return filter_record_batch(batch, mask);
+    }
+    let mut filter = FilterBuilder::new(mask);
+    if read.len() > 1 {
+        filter = filter.optimize();
+    }
+    let filter = filter.build();
+    let rows = filter.count();
+    let schema = batch.schema();
+    let mut fields = Vec::with_capacity(batch.num_columns());
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    for (i, (field, column)) in schema.fields().iter().zip(batch.columns()).enumerate() {
+        if read.binary_search(&i).is_ok() {
+            fields.push(field.clone());
+            columns.push(filter.filter(column)?);
+        } else {
+            fields.push(Arc::new(Field::new(field.name(), DataType::Null, true)));
+            columns.push(Arc::new(NullArray::new(rows)) as ArrayRef);
+        }
+    }
+    RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
 }
 
 /// The `k`-th value of `subset` at the `k`-th row where `mask` is true,

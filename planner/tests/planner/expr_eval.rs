@@ -458,6 +458,65 @@ fn case_results_are_coerced_to_one_type() {
 }
 
 #[test]
+fn comparisons_with_literals_the_column_type_holds_or_not() {
+    // d is [10.00, 0.05, NULL, -3.10], a is [1, 2, NULL, 4].
+    let (t, f) = (Some(true), Some(false));
+    assert_eq!(bools(col("d").lt(lit(1i64))), vec![f, t, None, t]);
+    assert_eq!(bools(lit(10i64).lt_eq(col("d"))), vec![t, f, None, f]);
+    assert_eq!(bools(col("d").lt(lit(i64::MAX))), vec![t, t, None, t]);
+    assert_eq!(bools(col("a").lt(lit(2.5f64))), vec![t, t, None, f]);
+    assert_eq!(
+        bools(col("a").gt(lit(3_000_000_000i64))),
+        vec![f, f, None, f]
+    );
+    let half = lit(ScalarValue::Decimal128(Some(15), 3, 1));
+    assert_eq!(bools(col("a").gt(half.clone())), vec![f, t, None, t]);
+    assert_eq!(
+        bools(col("a").between(half, lit(4i64))),
+        vec![f, t, None, t]
+    );
+    assert_eq!(
+        bools(col("d").between(lit(0i64), lit(10i64))),
+        vec![t, t, None, f]
+    );
+    // Compared in a decimal type: 0.06 + 0.01 is 0.07 there, not the
+    // double 0.06999999999999999 below 0.07.
+    let q6 = col("d").between(lit(0.06f64 - 0.01), lit(0.06f64 + 0.01));
+    assert_eq!(bools(q6), vec![f, t, None, f]);
+    assert_eq!(bools(col("d").lt(lit(0.075f64))), vec![f, t, None, t]);
+    assert_eq!(bools(col("d").lt_eq(lit(0.05f64))), vec![f, t, None, t]);
+}
+
+#[test]
+fn a_case_branch_on_some_rows_reads_the_columns_it_needs_of_a_wide_batch() {
+    // The branch reads two of the batch's seven columns; it is evaluated
+    // on the rows with b <> 0 only.
+    let e = when(
+        col("b").not_eq(lit(0i64)),
+        cast(col("a"), DataType::Int64) + lit(100i64) / col("b"),
+    )
+    .otherwise(lit(-1i64))
+    .unwrap();
+    assert_eq!(ints(e), vec![Some(11), Some(-1), None, Some(-1)]);
+}
+
+#[test]
+fn an_and_whose_failing_right_side_reads_no_column_fails_only_where_a_row_needs_it() {
+    // Every row decided by the left side: the right side is not evaluated.
+    let decided = col("a")
+        .gt(lit(100))
+        .is_true()
+        .and(col("b").gt(lit(1i64) / lit(0i64)));
+    assert_eq!(bools(decided), vec![Some(false); 4]);
+    // Row 2 (a NULL) is not decided: the division by zero is an error.
+    let needed = col("a")
+        .gt(lit(100))
+        .and(col("b").gt(lit(1i64) / lit(0i64)));
+    let message = error(needed);
+    assert!(message.contains("zero"), "{message}");
+}
+
+#[test]
 fn and_does_not_evaluate_a_failing_right_side_where_the_left_is_false() {
     let e = col("b")
         .not_eq(lit(0i64))
