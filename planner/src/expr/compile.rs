@@ -623,12 +623,23 @@ impl Compiler<'_> {
                 ),
             )
         })?;
-        let items = items
-            .into_iter()
-            .map(|i| cast_to(i, &t, text))
-            .collect::<Result<Vec<_>>>()?;
+        // Items the input's own type holds exactly: compared in it,
+        // without a cast of the input (`comparison_operands`).
+        let own = input.data_type().clone();
+        let exact: Option<Vec<PhysicalExpr>> =
+            items.iter().map(|i| exact_literal(i, &own, &t)).collect();
+        let (input, items) = match exact {
+            Some(items) => (input, items),
+            None => (
+                cast_to(input, &t, text)?,
+                items
+                    .into_iter()
+                    .map(|i| cast_to(i, &t, text))
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+        };
         let node = Node::InList {
-            input: cast_to(input, &t, text)?,
+            input,
             list: items,
             negated: list.negated,
         };
@@ -720,6 +731,14 @@ mod tests {
         let q6 = col("d").between(lit(0.06f64 - 0.01), lit(0.06f64 + 0.01));
         assert_eq!(casts(&compiled(q6)), 0);
         assert_eq!(casts(&compiled(col("d").lt(lit(0.075f64)))), 1);
+        assert_eq!(
+            casts(&compiled(
+                col("i").in_list(vec![lit(1i64), lit(9i64)], false)
+            )),
+            0
+        );
+        let one_not = col("i").in_list(vec![lit(1i64), lit(3_000_000_000i64)], true);
+        assert_eq!(casts(&compiled(one_not)), 1);
         let one_exact = col("i").between(lit(1i64), lit(3_000_000_000i64));
         assert_eq!(casts(&compiled(one_exact)), 1);
     }

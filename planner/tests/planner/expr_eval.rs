@@ -17,6 +17,11 @@ use datafusion_expr::{Operator, binary_expr, expr::Like};
 use datafusion_functions::expr_fn as f;
 use tenon_planner::expr::{PhysicalExpr, QueryContext};
 
+/// `n` / 10 as a DECIMAL(3, 1) literal.
+fn tenths(n: i128) -> Expr {
+    lit(ScalarValue::Decimal128(Some(n), 3, 1))
+}
+
 /// Columns, 4 rows:
 /// a Int32 [1, 2, NULL, 4], b Int64 [10, 0, 30, NULL], x Float64 [1.5, -2, NULL, 0],
 /// s Utf8 ["apple", "banana", NULL, "a%b"], sv Utf8View ["apple", "x", "y", NULL],
@@ -485,6 +490,10 @@ fn comparisons_with_literals_the_column_type_holds_or_not() {
     assert_eq!(bools(q6), vec![f, t, None, f]);
     assert_eq!(bools(col("d").lt(lit(0.075f64))), vec![f, t, None, t]);
     assert_eq!(bools(col("d").lt_eq(lit(0.05f64))), vec![f, t, None, t]);
+    let list = vec![lit(4i64), lit(2i64), lit(3_000_000_000i64)];
+    assert_eq!(bools(col("a").in_list(list, false)), vec![f, t, None, t]);
+    let list = vec![lit(4i64), tenths(5)];
+    assert_eq!(bools(col("a").in_list(list, true)), vec![t, t, None, f]);
 }
 
 #[test]
