@@ -37,7 +37,14 @@
 //! probing any, so a filter on the scan saves that copy for the rows
 //! without a match (TPC-H Q21's semi join of lineitem at scale 10: 60M
 //! probe rows for 750K build rows). That filter is made only when the
-//! build side is partitioned ([`ProducedFilter::at_probe_input`]).
+//! build side is partitioned ([`ProducedFilter::at_probe_input`]). A
+//! join whose probe input is a scan that tests filters of joins above it
+//! also tests its own there, made whatever its build side's size
+//! ([`ProducedFilter::joins_others`]): TPC-H Q8's part filter (1,451 keys)
+//! then drops 99% of lineitem before its orders filter, whose exact bits
+//! are megabytes, tests the rest; the filters at one place are tested the
+//! one that passed the fewest rows so far first, each later one only on
+//! the rows the earlier let through when those are few.
 //! Pushing it into another join's input may turn rows
 //! of that join into NULL-extended ones or drop them: in either case their
 //! key is NULL or not among the build keys, rows the join above drops.
@@ -112,6 +119,11 @@ pub struct ProducedFilter {
     /// a SHUFFLE_HASH join, module docs): then it is made only when the
     /// kernel partitions the build side, and so collects the probe side.
     pub at_probe_input: bool,
+    /// Whether it is tested on the join's probe input because that scan
+    /// tests other joins' filters: then it is made whatever the kernel
+    /// does with the build side, so that a selective filter can go before
+    /// the others (module docs: the most selective is tested first).
+    pub joins_others: bool,
 }
 
 /// A filter is made only when the tables it is tested on hold at least
@@ -317,8 +329,11 @@ fn plan_node(node: &mut PhysicalPlan, tables: &Tables, next: &mut usize) {
             };
             let mut at = Vec::new();
             attach(probe, &mut applied, 0, &mut at);
+            // The joins above attached theirs first (this walk goes down
+            // the plan), so a scan testing filters already has them here.
+            let joins_others = !probe.runtime_filters.applied.is_empty();
             let at_probe_input = at.is_empty()
-                && decision.strategy == Strategy::ShuffleHash
+                && (decision.strategy == Strategy::ShuffleHash || joins_others)
                 && matches!(probe.operator, Operator::Scan { .. });
             if at_probe_input {
                 probe.runtime_filters.applied.push(applied.clone());
@@ -335,6 +350,7 @@ fn plan_node(node: &mut PhysicalPlan, tables: &Tables, next: &mut usize) {
                 applied_at: at,
                 probe_table_rows,
                 at_probe_input,
+                joins_others: at_probe_input && joins_others,
             });
             *next += 1;
         }
@@ -496,19 +512,28 @@ impl Slots {
         if rows == 0 {
             return Ok(Some(batch));
         }
+        // The filters still worth testing, the one that passed the
+        // fewest rows so far first: each later one is tested only on the
+        // rows the earlier ones let through when those are few.
+        let mut active: Vec<(&Arc<RuntimeFilter>, &ArrayRef)> = plan
+            .runtime_filters
+            .applied
+            .iter()
+            .filter_map(|a| {
+                let filter = self.get(a.id).filter(|f| f.worth_testing())?;
+                Some((filter, batch.columns().get(a.column)?))
+            })
+            .collect();
+        active.sort_by_cached_key(|(f, _)| pass_rate(f));
         let mut keep: Option<BooleanBuffer> = None;
-        for a in &plan.runtime_filters.applied {
-            let Some(filter) = self.get(a.id).filter(|f| f.worth_testing()) else {
-                continue;
-            };
-            let Some(column) = batch.columns().get(a.column) else {
-                continue;
-            };
-            let pass = filter.may_match(std::slice::from_ref::<ArrayRef>(column))?;
-            filter.record(rows, pass.count_set_bits());
+        for (filter, column) in active {
             keep = Some(match keep {
-                Some(k) => &k & &pass,
-                None => pass,
+                None => {
+                    let pass = filter.may_match(std::slice::from_ref::<ArrayRef>(column))?;
+                    filter.record(rows, pass.count_set_bits());
+                    pass
+                }
+                Some(k) => test_kept(filter, column, k)?,
             });
         }
         let Some(keep) = keep else {
@@ -549,7 +574,7 @@ impl Slots {
             _ => false,
         };
         for f in &join.runtime_filters.produced {
-            if f.at_probe_input && !partitions {
+            if f.at_probe_input && !f.joins_others && !partitions {
                 made.not_needed.push(f.id);
                 continue;
             }
@@ -596,6 +621,51 @@ impl Slots {
         }
         Ok(made)
     }
+}
+
+/// The share of the rows tested so far that `filter` passed, in
+/// millionths (0 before any test, so a new filter is measured first).
+fn pass_rate(filter: &RuntimeFilter) -> u64 {
+    let (tested, passed) = filter.counts();
+    (passed as u64 * 1_000_000)
+        .checked_div(tested as u64)
+        .unwrap_or(0)
+}
+
+/// Tests `filter` on the rows of `column` that `keep` holds, returning the
+/// rows that pass both. When `keep` holds under a quarter of the rows, only
+/// those rows' keys are gathered and tested (a selective filter before an
+/// expensive one: a small part-key filter before an orders-key filter of
+/// megabytes); else every row is tested and the results combined.
+fn test_kept(
+    filter: &RuntimeFilter,
+    column: &ArrayRef,
+    keep: BooleanBuffer,
+) -> Result<BooleanBuffer> {
+    let kept = keep.count_set_bits();
+    if kept == 0 {
+        return Ok(keep);
+    }
+    if kept >= keep.len() / 4 {
+        let pass = filter.may_match(std::slice::from_ref::<ArrayRef>(column))?;
+        // Recorded against the rows that reached it (as below).
+        let after = &keep & &pass;
+        filter.record(kept, after.count_set_bits());
+        return Ok(after);
+    }
+    let mask = BooleanArray::new(keep.clone(), None);
+    let keys = arrow_select::filter::filter(column.as_ref(), &mask)
+        .map_err(|e| ExecError::arrow("a runtime filter", e))?;
+    let pass = filter.may_match(std::slice::from_ref::<ArrayRef>(&keys))?;
+    filter.record(kept, pass.count_set_bits());
+    let mut out = arrow_buffer::BooleanBufferBuilder::new(keep.len());
+    out.append_n(keep.len(), false);
+    for (k, i) in keep.set_indices().enumerate() {
+        if pass.value(k) {
+            out.set_bit(i, true);
+        }
+    }
+    Ok(out.finish())
 }
 
 /// The runtime filters a join made (see [`Slots::make`]).
