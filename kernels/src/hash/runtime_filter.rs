@@ -216,6 +216,29 @@ impl RuntimeFilter {
         self.keys
     }
 
+    /// The share of the keys in its range that the filter can pass, before
+    /// any test has measured it: build keys (duplicates included, so an
+    /// upper bound) over the range's width for integer-like keys, 1 for
+    /// hashed keys (unknown), 0 when nothing passes. A probe side whose keys
+    /// spread over the build side's range passes about this share.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use arrow_array::{ArrayRef, Int64Array};
+    /// use tenon_kernels::RuntimeFilter;
+    ///
+    /// let build: ArrayRef = Arc::new(Int64Array::from(vec![1, 100]));
+    /// let filter = RuntimeFilter::build(&[vec![build]]).unwrap();
+    /// assert_eq!(filter.key_density(), 0.02);
+    /// ```
+    pub fn key_density(&self) -> f64 {
+        match &self.test {
+            Test::Nothing => 0.0,
+            Test::Words { range, .. } => (self.keys as f64 / range.len as f64).min(1.0),
+            Test::Hashed(_) => 1.0,
+        }
+    }
+
     /// Whether nothing passes (the build side had no non-NULL key).
     pub fn passes_nothing(&self) -> bool {
         matches!(self.test, Test::Nothing)

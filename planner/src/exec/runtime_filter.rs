@@ -623,13 +623,17 @@ impl Slots {
     }
 }
 
-/// The share of the rows tested so far that `filter` passed, in
-/// millionths (0 before any test, so a new filter is measured first).
+/// The share of the rows `filter` is expected to pass, in millionths: the
+/// share it passed of the rows tested so far, once those are a batch's
+/// worth, else the share of its key range its keys hold
+/// ([`RuntimeFilter::key_density`]).
 fn pass_rate(filter: &RuntimeFilter) -> u64 {
+    const MEASURED_AFTER: usize = 4096;
     let (tested, passed) = filter.counts();
-    (passed as u64 * 1_000_000)
-        .checked_div(tested as u64)
-        .unwrap_or(0)
+    if tested < MEASURED_AFTER {
+        return (filter.key_density() * 1e6) as u64;
+    }
+    (passed as u64 * 1_000_000) / tested as u64
 }
 
 /// Tests `filter` on the rows of `column` that `keep` holds, returning the
