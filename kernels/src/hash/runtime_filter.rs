@@ -239,6 +239,19 @@ impl RuntimeFilter {
         }
     }
 
+    /// Whether a test is a range check and at most a lookup in exact key
+    /// bits that stay in the L2 cache: no Bloom filter, no hashing, so
+    /// cheaper per row than a hash join's own probe.
+    pub fn is_cheap(&self) -> bool {
+        match &self.test {
+            Test::Nothing => true,
+            Test::Words {
+                bits, bloom: None, ..
+            } => bits.as_ref().is_none_or(|b| b.bytes() <= SMALL_BITS),
+            _ => false,
+        }
+    }
+
     /// Whether nothing passes (the build side had no non-NULL key).
     pub fn passes_nothing(&self) -> bool {
         matches!(self.test, Test::Nothing)

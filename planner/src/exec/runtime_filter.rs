@@ -40,7 +40,9 @@
 //! build side is partitioned ([`ProducedFilter::at_probe_input`]). A
 //! join whose probe input is a scan that tests filters of joins above it
 //! also tests its own there, made whatever its build side's size
-//! ([`ProducedFilter::joins_others`]): TPC-H Q8's part filter (1,451 keys)
+//! ([`ProducedFilter::joins_others`]) when its test is cheaper than the
+//! join's probe (exact key bits in the L2 cache, no Bloom filter:
+//! [`RuntimeFilter::is_cheap`]): TPC-H Q8's part filter (1,451 keys)
 //! then drops 99% of lineitem before its orders filter, whose exact bits
 //! are megabytes, tests the rest; the filters at one place are tested the
 //! one that passed the fewest rows so far first, each later one only on
@@ -120,9 +122,10 @@ pub struct ProducedFilter {
     /// kernel partitions the build side, and so collects the probe side.
     pub at_probe_input: bool,
     /// Whether it is tested on the join's probe input because that scan
-    /// tests other joins' filters: then it is made whatever the kernel
-    /// does with the build side, so that a selective filter can go before
-    /// the others (module docs: the most selective is tested first).
+    /// tests other joins' filters: then it is made, whatever the kernel
+    /// does with the build side, when its test is cheaper than the join's
+    /// probe, so that a selective filter can go before the others (module
+    /// docs: the most selective is tested first).
     pub joins_others: bool,
 }
 
@@ -575,7 +578,7 @@ impl Slots {
         };
         for f in &join.runtime_filters.produced {
             if f.at_probe_input && !f.joins_others && !partitions {
-                made.not_needed.push(f.id);
+                made.not_needed.push((f.id, SMALL_BUILD));
                 continue;
             }
             if f.probe_table_rows.is_some_and(|rows| {
@@ -608,6 +611,10 @@ impl Slots {
             let Ok(filter) = filter else {
                 continue;
             };
+            if f.joins_others && !partitions && !filter.is_cheap() {
+                made.not_needed.push((f.id, COSTS_A_PROBE));
+                continue;
+            }
             let Ok(charge) = budget.try_reserve("a runtime join filter", filter.bytes()) else {
                 continue;
             };
@@ -672,6 +679,15 @@ fn test_kept(
     Ok(out.finish())
 }
 
+/// Why a filter on a SHUFFLE_HASH join's probe scan is not made: the build
+/// side is not partitioned, so the kernel probes each row as it comes.
+const SMALL_BUILD: &str = "a build side small enough to probe its rows as they come";
+
+/// Why a filter on a join's probe scan beside other joins' filters is not
+/// made: its test (a Bloom filter, or key bits larger than the L2 cache)
+/// costs about what the join's own probe of those rows does.
+const COSTS_A_PROBE: &str = "a test that costs about what the join's probe does";
+
 /// The runtime filters a join made (see [`Slots::make`]).
 #[derive(Default)]
 pub(super) struct Made {
@@ -679,9 +695,9 @@ pub(super) struct Made {
     pub(super) nothing_passes: bool,
     /// The filters not made: the build side is too large for them to pay.
     not_made: Vec<usize>,
-    /// The filters on the probe input itself not made: the build side is
-    /// not partitioned, so the probe tests each row as it comes.
-    not_needed: Vec<usize>,
+    /// The filters on the probe input itself not made, with why
+    /// ([`SMALL_BUILD`], [`COSTS_A_PROBE`]).
+    not_needed: Vec<(usize, &'static str)>,
     filters: Vec<(usize, Arc<RuntimeFilter>)>,
     charges: Vec<MemoryReservation>,
 }
@@ -716,12 +732,11 @@ impl Made {
                 filter_name(*id)
             )
         }));
-        items.extend(self.not_needed.iter().map(|id| {
-            format!(
-                "{} not made (a build side small enough to probe its rows as they come)",
-                filter_name(*id)
-            )
-        }));
+        items.extend(
+            self.not_needed
+                .iter()
+                .map(|(id, why)| format!("{} not made ({why})", filter_name(*id))),
+        );
         Some(items.join("; "))
     }
 }
