@@ -68,6 +68,7 @@
 
 mod asof;
 mod bitmap;
+mod compare;
 mod condition;
 mod cpu;
 mod error;
@@ -84,6 +85,7 @@ mod pool;
 mod rows;
 
 pub use asof::{AsofJoin, AsofMode, FilterTiming};
+pub use compare::{ComparedNative, ScalarCmp, compare_scalar};
 pub use condition::{CmpOp, RangeCondition, ordered_values, range_type_supported};
 pub use cpu::cpu_level;
 pub use error::{KernelError, Result};

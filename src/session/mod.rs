@@ -18,7 +18,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use tenon_planner::config::Config;
-use tenon_planner::exec::TableData;
+use tenon_planner::exec::{TableData, held_form};
 use tenon_planner::prepare::plan_statement;
 
 use crate::error::{Cause, Error};
@@ -254,8 +254,9 @@ impl Session {
         let path = path.as_ref();
         crate::io::table_schema(path)?;
         let loaded = read_table(path, self.config.batch_size)?;
-        let data = TableData::new(loaded.schema, loaded.batches);
+        let mut data = TableData::new(loaded.schema, loaded.batches);
         let stats = sources::stats_of(&data);
+        data.batches = held_form::compact(std::mem::take(&mut data.batches));
         let file = FileTable::read_already(
             path.to_path_buf(),
             single_format(path),

@@ -39,7 +39,7 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, TimestampMillisecon
 use arrow_schema::{DataType, Schema, SchemaRef};
 use tenon_kernels::MemoryBudget;
 use tenon_planner::exec::{
-    ExecError, ScanReport, ScanRequest, Sink, TableData, TableSource, Tables,
+    ExecError, ScanReport, ScanRequest, Sink, TableData, TableSource, Tables, held_form,
 };
 use tenon_planner::hints::Position;
 use tenon_planner::prepare::{BoxError, CatalogProvider, OpenedScan, ScanSource, ScanSpec};
@@ -225,8 +225,14 @@ impl FileTable {
             });
         }
         let t = read_table_with(&self.path, &self.read_options(settings, batch_size, None))?;
+        // Held in the compact form, but for a table with a PROCTIME()
+        // column, whose batches `data_for` rebuilds in the table's schema.
+        let batches = match self.time.proc_time {
+            None => held_form::compact(t.batches),
+            Some(_) => t.batches,
+        };
         Ok(Loaded {
-            data: Arc::new(TableData::new(self.file_schema(), t.batches)),
+            data: Arc::new(TableData::new(self.file_schema(), batches)),
             skipped: t.skipped_rows,
         })
     }
@@ -515,8 +521,9 @@ pub(crate) struct Registry {
 impl Registry {
     /// Registers rows held in memory (replacing a table or view of that
     /// name).
-    pub(crate) fn insert_data(&mut self, name: &str, data: TableData) {
+    pub(crate) fn insert_data(&mut self, name: &str, mut data: TableData) {
         let stats = stats_of(&data);
+        data.batches = held_form::compact(std::mem::take(&mut data.batches));
         self.drop_versions_of(name);
         self.catalog.drop_view(name);
         self.catalog

@@ -396,3 +396,77 @@ fn a_script_statements_error_is_its_source() {
     assert!(matches!(inner, Error::Sql(_)), "{inner:?}");
     assert!(e.to_string().ends_with(&inner.to_string()), "{e}");
 }
+
+// ------------------------------------------- the held form of a table
+
+/// A table of narrow values (held in narrower integer types) and one
+/// batch of wide ones: its rows come back in the table's own types, equal
+/// to those registered, through a scan, a filter, a join and an aggregate.
+#[test]
+fn a_table_held_in_narrow_types_answers_in_its_own_types() {
+    use std::sync::Arc;
+
+    use arrow_array::{Date32Array, Decimal128Array, Int64Array, RecordBatch};
+    use arrow_schema::{DataType, Field, Schema};
+
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("k", DataType::Int64, true),
+        Field::new("price", DataType::Decimal128(15, 2), true),
+        Field::new("day", DataType::Date32, true),
+    ]));
+    let batch = |keys: Vec<Option<i64>>, prices: Vec<Option<i128>>, days: Vec<Option<i32>>| {
+        let prices = Decimal128Array::from(prices)
+            .with_precision_and_scale(15, 2)
+            .unwrap();
+        RecordBatch::try_new(
+            Arc::clone(&schema),
+            vec![
+                Arc::new(Int64Array::from(keys)),
+                Arc::new(prices),
+                Arc::new(Date32Array::from(days)),
+            ],
+        )
+        .unwrap()
+    };
+    let narrow = batch(
+        vec![Some(1), Some(2), None, Some(3)],
+        vec![Some(150), None, Some(-7), Some(99_999)],
+        vec![Some(8_035), Some(10_591), None, Some(0)],
+    );
+    let wide = batch(
+        vec![Some(1 << 40), Some(2)],
+        vec![Some(1 << 70), Some(250)],
+        vec![Some(100_000), Some(-1)],
+    );
+    for &(threads, batch_size) in &CONFIGS {
+        let mut s = empty_session(threads, batch_size);
+        s.register_batches("t", narrow.schema(), vec![narrow.clone(), wide.clone()])
+            .unwrap();
+        let all = collect(&s, "SELECT * FROM t");
+        assert!(all.iter().all(|b| b.schema() == narrow.schema()));
+        assert_eq!(
+            row_strings(&all),
+            row_strings(&[narrow.clone(), wide.clone()]),
+            "threads={threads} batch={batch_size}"
+        );
+        assert_eq!(
+            run(
+                &s,
+                "SELECT k, price FROM t WHERE price > 1.5 AND day < DATE '1999-01-01'"
+            ),
+            ["2|2.50", "3|999.99"]
+        );
+        assert_eq!(
+            run(
+                &s,
+                "SELECT a.k, sum(b.price) FROM t a JOIN t b ON a.k = b.k GROUP BY a.k"
+            ),
+            [
+                "1099511627776|11805916207174113034.24",
+                "1|1.50",
+                "2|5.00",
+                "3|999.99"
+            ]
+        );
+    }
+}

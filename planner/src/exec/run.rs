@@ -29,6 +29,7 @@ use std::time::Instant;
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use rayon::prelude::*;
 
+use crate::exec::held_form;
 use crate::exec::limit::{LimitState, TopN};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::runtime_filter::Slots;
@@ -134,6 +135,12 @@ impl Run<'_> {
     /// batch size, in parallel; a table with a source read by it, with
     /// `filter` (what the filter above keeps) to skip what it can, and
     /// `predicate` (that filter itself) to evaluate while it decodes.
+    ///
+    /// A table in memory may hold columns narrow (`held_form`): the scan
+    /// widens them, but for a filter right above (`predicate` given), which
+    /// gets them narrow (it compares them as they are and widens the rows
+    /// it keeps); the key columns of the scan's runtime filters are widened
+    /// for their tests.
     fn scan(
         &self,
         plan: &PhysicalPlan,
@@ -141,6 +148,13 @@ impl Run<'_> {
         predicate: Option<&PhysicalExpr>,
         sink: &Sink<'_>,
     ) -> Result<()> {
+        let narrow_out = predicate.is_some();
+        let tested: Vec<usize> = plan
+            .runtime_filters
+            .applied
+            .iter()
+            .map(|a| a.column)
+            .collect();
         let Operator::Scan { table, columns, .. } = &plan.operator else {
             return Err(ExecError::Unsupported(
                 "internal: a scan that is not a scan".into(),
@@ -222,11 +236,22 @@ impl Run<'_> {
                 "internal: the scan of {table} needs a column that was not read"
             ))
         })?;
+        // The table's fields of the columns read: a held table may keep a
+        // column narrower than its type (`held_form`), widened here.
+        let fields: arrow_schema::Fields = columns
+            .iter()
+            .map(|&c| data.schema.field(c).clone())
+            .collect();
         let morsels: Vec<RecordBatch> = data.batches.iter().flat_map(morsels).collect();
         morsels.par_iter().try_for_each(|b| {
             let projected = b
                 .project(&held)
                 .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?;
+            let projected = if narrow_out {
+                held_form::widen_columns(projected, &fields, |i| tested.contains(&i))?
+            } else {
+                held_form::widen(projected, &fields)?
+            };
             metrics.record(&projected);
             sink(projected)
         })
@@ -274,10 +299,14 @@ impl Run<'_> {
                     let kept = b.project(keep).map_err(|e| ExecError::arrow("filter", e))?;
                     let filtered = arrow_select::filter::filter_record_batch(&kept, &mask)
                         .map_err(|e| ExecError::arrow("filter", e))?;
-                    metrics.add_time(start.elapsed());
                     if filtered.num_rows() == 0 {
+                        metrics.add_time(start.elapsed());
                         return Ok(());
                     }
+                    // The columns of a held table's scan come narrow
+                    // (`scan`): widened here, only the rows kept.
+                    let filtered = held_form::widen(filtered, plan.schema.fields())?;
+                    metrics.add_time(start.elapsed());
                     out(filtered)
                 };
                 match &input.operator {

@@ -100,7 +100,10 @@ pub trait TableSource: Send + Sync + fmt::Debug {
 pub struct TableData {
     /// The table's schema (every column, read or not).
     pub schema: SchemaRef,
-    /// The rows.
+    /// The rows. A table held in memory may keep a column in a narrower
+    /// integer type than the schema's ([`held_form`](crate::exec::held_form)):
+    /// its scans widen it, so read the rows through a scan, or widen them
+    /// with [`held_form::widen`](crate::exec::held_form::widen).
     pub batches: Vec<RecordBatch>,
     /// The table columns the batches hold, in their order (`None`: all of
     /// them, in the schema's order).

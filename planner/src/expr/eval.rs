@@ -12,13 +12,15 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Decimal128Type, Decimal256Type};
 use arrow_array::{ArrayRef, BooleanArray, RecordBatch};
 use arrow_cast::{CastOptions, cast_with_options};
-use arrow_schema::{ArrowError, DECIMAL128_MAX_PRECISION, DataType};
+use arrow_schema::{ArrowError, DECIMAL128_MAX_PRECISION, DataType, TimeUnit};
 
+use crate::exec::held_form;
 use crate::expr::error::{ExprError, Result};
+use crate::expr::narrow::{Operand, compare_operands};
 use crate::expr::physical::{ArithOp, CompareOp, Node, PhysicalExpr};
 use crate::expr::value::Value;
 use crate::expr::{conditional, decimal, logic, scalar_fn, view_compare};
-use tenon_kernels::canonical_floats;
+use tenon_kernels::{canonical_floats, compare_scalar};
 
 impl PhysicalExpr {
     /// Evaluates the expression on `batch`, keeping a constant result as a
@@ -42,13 +44,9 @@ impl PhysicalExpr {
                 Ok(Value::from_kernel(out, v.is_scalar()))
             }
             Node::Compare { op, left, right } => {
-                let l = left.evaluate_value(batch)?;
-                let r = right.evaluate_value(batch)?;
-                let out = compare(*op, &l, &r).map_err(arrow)?;
-                Ok(Value::from_kernel(
-                    Arc::new(out),
-                    l.is_scalar() && r.is_scalar(),
-                ))
+                let l = Operand::of(left, batch)?;
+                let r = Operand::of(right, batch)?;
+                compare_operands(self, *op, l, r)
             }
             Node::Arith { op, left, right } => {
                 let l = left.evaluate_value(batch)?;
@@ -128,6 +126,16 @@ impl PhysicalExpr {
             ),
         })?;
         if column.data_type() != &self.data_type {
+            // A column a held table keeps narrow, read by something other
+            // than a comparison with a constant (`narrow`).
+            if held_form::is_narrow_form(column.data_type(), &self.data_type) {
+                return held_form::widened(column, &self.data_type)
+                    .map(Value::Array)
+                    .map_err(|e| ExprError::Eval {
+                        expr: self.text.to_string(),
+                        message: e.to_string(),
+                    });
+            }
             return Err(ExprError::type_error(
                 &self.text,
                 format!(
@@ -208,6 +216,9 @@ pub(crate) fn compare(op: CompareOp, l: &Value, r: &Value) -> Result<BooleanArra
     if let Some(out) = view_compare::try_compare(op, l, r) {
         return Ok(out);
     }
+    if let Some(out) = compare_with_scalar(op, l, r) {
+        return Ok(out);
+    }
     let (l, r) = (&canonical_value(l), &canonical_value(r));
     match op {
         CompareOp::Eq => cmp::eq(l, r),
@@ -219,6 +230,53 @@ pub(crate) fn compare(op: CompareOp, l: &Value, r: &Value) -> Result<BooleanArra
         CompareOp::IsDistinctFrom => cmp::distinct(l, r),
         CompareOp::IsNotDistinctFrom => cmp::not_distinct(l, r),
     }
+}
+
+/// `op` of an integer, decimal or temporal column with a value of its own
+/// type that is not NULL, through the kernel compiled for this CPU
+/// ([`compare_scalar`]); `None` for other operands (Arrow's kernels then).
+fn compare_with_scalar(op: CompareOp, l: &Value, r: &Value) -> Option<BooleanArray> {
+    use arrow_array::types::*;
+    let (array, scalar, op) = match (l, r) {
+        (Value::Array(a), Value::Scalar(s)) => (a, s, op),
+        (Value::Scalar(s), Value::Array(a)) => (a, s, op.flipped()),
+        _ => return None,
+    };
+    if array.data_type() != scalar.data_type() || scalar.len() != 1 || scalar.is_null(0) {
+        return None;
+    }
+    let cmp = op.scalar_cmp()?;
+    macro_rules! bits {
+        ($t:ty) => {
+            compare_scalar(
+                array.as_primitive::<$t>().values(),
+                cmp,
+                scalar.as_primitive::<$t>().value(0),
+            )
+        };
+    }
+    let bits = match array.data_type() {
+        DataType::Int8 => bits!(Int8Type),
+        DataType::Int16 => bits!(Int16Type),
+        DataType::Int32 => bits!(Int32Type),
+        DataType::Int64 => bits!(Int64Type),
+        DataType::UInt8 => bits!(UInt8Type),
+        DataType::UInt16 => bits!(UInt16Type),
+        DataType::UInt32 => bits!(UInt32Type),
+        DataType::UInt64 => bits!(UInt64Type),
+        DataType::Date32 => bits!(Date32Type),
+        DataType::Date64 => bits!(Date64Type),
+        // Operands of one decimal type: their unscaled values compare.
+        DataType::Decimal128(_, _) => bits!(Decimal128Type),
+        DataType::Timestamp(unit, _) => match unit {
+            TimeUnit::Second => bits!(TimestampSecondType),
+            TimeUnit::Millisecond => bits!(TimestampMillisecondType),
+            TimeUnit::Microsecond => bits!(TimestampMicrosecondType),
+            TimeUnit::Nanosecond => bits!(TimestampNanosecondType),
+        },
+        _ => return None,
+    };
+    Some(BooleanArray::new(bits, array.nulls().cloned()))
 }
 
 /// `v` with its floats canonicalized (`-0.0` as `0.0`, one NaN); other

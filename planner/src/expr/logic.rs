@@ -23,7 +23,7 @@ use arrow_schema::ArrowError;
 
 use crate::expr::conditional::evaluate_selected;
 use crate::expr::error::{ExprError, Result};
-use crate::expr::eval::compare;
+use crate::expr::narrow::{Operand, compare_operands};
 use crate::expr::physical::{CompareOp, Node, PhysicalExpr, TruthTest};
 use crate::expr::value::{Value, null_as_false};
 
@@ -70,13 +70,11 @@ pub(crate) fn evaluate(expr: &PhysicalExpr, batch: &RecordBatch) -> Result<Value
             high,
             negated,
         } => {
-            let v = input.evaluate_value(batch)?;
-            let lo = low.evaluate_value(batch)?;
-            let hi = high.evaluate_value(batch)?;
-            let ge = compare(CompareOp::GtEq, &v, &lo).map_err(arrow)?;
-            let ge = Value::from_kernel(Arc::new(ge), v.is_scalar() && lo.is_scalar());
-            let le = compare(CompareOp::LtEq, &v, &hi).map_err(arrow)?;
-            let le = Value::from_kernel(Arc::new(le), v.is_scalar() && hi.is_scalar());
+            let v = Operand::of(input, batch)?;
+            let lo = Operand::of(low, batch)?;
+            let hi = Operand::of(high, batch)?;
+            let ge = compare_operands(expr, CompareOp::GtEq, v.clone(), lo)?;
+            let le = compare_operands(expr, CompareOp::LtEq, v, hi)?;
             let both = combine(expr, ge, le, rows, and_kleene)?;
             if *negated {
                 negate(expr, both)
@@ -92,12 +90,11 @@ pub(crate) fn evaluate(expr: &PhysicalExpr, batch: &RecordBatch) -> Result<Value
             // x IN (a, b, ...) is x = a OR x = b OR ...: true if any is
             // true, else NULL if any is NULL (x itself or an element), else
             // false.
-            let v = input.evaluate_value(batch)?;
+            let v = Operand::of(input, batch)?;
             let mut acc = Value::Scalar(Arc::new(BooleanArray::from(vec![false])));
             for item in list {
-                let iv = item.evaluate_value(batch)?;
-                let eq = compare(CompareOp::Eq, &v, &iv).map_err(arrow)?;
-                let eq = Value::from_kernel(Arc::new(eq), v.is_scalar() && iv.is_scalar());
+                let iv = Operand::of(item, batch)?;
+                let eq = compare_operands(expr, CompareOp::Eq, v.clone(), iv)?;
                 acc = combine(expr, acc, eq, rows, or_kleene)?;
             }
             if *negated { negate(expr, acc) } else { Ok(acc) }

@@ -47,6 +47,7 @@ mod interval;
 mod join_filter;
 mod like;
 mod logic;
+mod narrow;
 mod physical;
 mod prune;
 mod scalar_fn;

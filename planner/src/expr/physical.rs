@@ -32,6 +32,35 @@ pub enum CompareOp {
     IsNotDistinctFrom,
 }
 
+impl CompareOp {
+    /// The operator with its operands swapped: `a < b` is `b > a`
+    /// (equality and distinctness are their own).
+    pub fn flipped(self) -> CompareOp {
+        match self {
+            CompareOp::Lt => CompareOp::Gt,
+            CompareOp::LtEq => CompareOp::GtEq,
+            CompareOp::Gt => CompareOp::Lt,
+            CompareOp::GtEq => CompareOp::LtEq,
+            other => other,
+        }
+    }
+
+    /// The operator as the kernels' comparison with one value
+    /// ([`tenon_kernels::compare_scalar`]); `None` for the NULL-safe ones.
+    pub(crate) fn scalar_cmp(self) -> Option<tenon_kernels::ScalarCmp> {
+        use tenon_kernels::{CmpOp, ScalarCmp};
+        Some(match self {
+            CompareOp::Eq => ScalarCmp::Eq,
+            CompareOp::NotEq => ScalarCmp::NotEq,
+            CompareOp::Lt => ScalarCmp::Order(CmpOp::Lt),
+            CompareOp::LtEq => ScalarCmp::Order(CmpOp::Le),
+            CompareOp::Gt => ScalarCmp::Order(CmpOp::Gt),
+            CompareOp::GtEq => ScalarCmp::Order(CmpOp::Ge),
+            CompareOp::IsDistinctFrom | CompareOp::IsNotDistinctFrom => return None,
+        })
+    }
+}
+
 /// An arithmetic operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArithOp {

@@ -165,7 +165,7 @@ fn conjunct(e: &PhysicalExpr, table_column: &dyn Fn(usize) -> Option<usize>) -> 
                 make(left, Test::Compare(op, v))
             } else {
                 let v = literal(left)?;
-                make(right, Test::Compare(flip(op), v))
+                make(right, Test::Compare(op.flipped(), v))
             }
         }
         Node::Between {
@@ -185,17 +185,6 @@ fn conjunct(e: &PhysicalExpr, table_column: &dyn Fn(usize) -> Option<usize>) -> 
         Node::IsNull(input) => make(input, Test::IsNull),
         Node::IsNotNull(input) => make(input, Test::IsNotNull),
         _ => None,
-    }
-}
-
-/// `a <op> b` as `b <flipped> a`.
-fn flip(op: CompareOp) -> CompareOp {
-    match op {
-        CompareOp::Lt => CompareOp::Gt,
-        CompareOp::LtEq => CompareOp::GtEq,
-        CompareOp::Gt => CompareOp::Lt,
-        CompareOp::GtEq => CompareOp::LtEq,
-        other => other,
     }
 }
 
