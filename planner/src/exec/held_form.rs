@@ -254,17 +254,21 @@ pub fn widen_columns(
 }
 
 /// Whether a column of type `held` is a narrow form of type `logical`
-/// (what [`compact`] makes of it).
+/// (what [`compact`] makes of it): a signed integer type narrower than
+/// `logical`, never as wide (a column of another type than its field's is
+/// an error, not a value to convert).
 pub fn is_narrow_form(held: &DataType, logical: &DataType) -> bool {
     match held {
-        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => matches!(
-            logical,
-            DataType::Int16
-                | DataType::Int32
-                | DataType::Int64
-                | DataType::Date32
-                | DataType::Decimal128(_, _)
-        ),
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
+            matches!(
+                logical,
+                DataType::Int16
+                    | DataType::Int32
+                    | DataType::Int64
+                    | DataType::Date32
+                    | DataType::Decimal128(_, _)
+            ) && held.primitive_width() < logical.primitive_width()
+        }
         DataType::Dictionary(k, v) => {
             **k == DataType::UInt8 && **v == DataType::Utf8View && *logical == DataType::Utf8View
         }
@@ -415,6 +419,20 @@ mod tests {
         let (held, back) = round_trip(Arc::clone(&most));
         assert!(matches!(held, DataType::Dictionary(_, _)));
         assert_eq!(&back, &most);
+    }
+
+    #[test]
+    fn only_a_narrower_integer_type_is_a_narrow_form() {
+        assert!(is_narrow_form(
+            &DataType::Int16,
+            &DataType::Decimal128(15, 2)
+        ));
+        assert!(is_narrow_form(&DataType::Int8, &DataType::Date32));
+        assert!(is_narrow_form(&DataType::Int32, &DataType::Int64));
+        assert!(!is_narrow_form(&DataType::Int64, &DataType::Int64));
+        assert!(!is_narrow_form(&DataType::Int32, &DataType::Date32));
+        assert!(!is_narrow_form(&DataType::Int32, &DataType::Int16));
+        assert!(!is_narrow_form(&DataType::Int8, &DataType::Utf8View));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use arrow_schema::{ArrowError, DECIMAL128_MAX_PRECISION, DataType, TimeUnit};
 
 use crate::exec::held_form;
 use crate::expr::error::{ExprError, Result};
-use crate::expr::narrow::{Operand, compare_operands};
+use crate::expr::narrow::{Operand, compare_operands, widened_value};
 use crate::expr::physical::{ArithOp, CompareOp, Node, PhysicalExpr};
 use crate::expr::value::Value;
 use crate::expr::{conditional, decimal, logic, scalar_fn, view_compare};
@@ -129,12 +129,7 @@ impl PhysicalExpr {
             // A column a held table keeps narrow, read by something other
             // than a comparison with a constant (`narrow`).
             if held_form::is_narrow_form(column.data_type(), &self.data_type) {
-                return held_form::widened(column, &self.data_type)
-                    .map(Value::Array)
-                    .map_err(|e| ExprError::Eval {
-                        expr: self.text.to_string(),
-                        message: e.to_string(),
-                    });
+                return widened_value(self, column, &self.data_type);
             }
             return Err(ExprError::type_error(
                 &self.text,

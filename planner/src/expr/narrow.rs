@@ -55,16 +55,19 @@ impl Operand {
     fn into_value(self, expr: &PhysicalExpr) -> Result<Value> {
         match self {
             Operand::Value(v) => Ok(v),
-            Operand::Narrow(c, to) => {
-                held_form::widened(&c, &to)
-                    .map(Value::Array)
-                    .map_err(|e| ExprError::Eval {
-                        expr: expr.text.to_string(),
-                        message: e.to_string(),
-                    })
-            }
+            Operand::Narrow(c, to) => widened_value(expr, &c, &to),
         }
     }
+}
+
+/// The narrow column `c` of `expr`'s input widened to `to`, as a value.
+pub(crate) fn widened_value(expr: &PhysicalExpr, c: &ArrayRef, to: &DataType) -> Result<Value> {
+    held_form::widened(c, to)
+        .map(Value::Array)
+        .map_err(|e| ExprError::Eval {
+            expr: expr.text.to_string(),
+            message: e.to_string(),
+        })
 }
 
 /// `l <op> r` (the operands of `expr`), on narrow values where one side is
