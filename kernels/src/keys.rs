@@ -257,6 +257,12 @@ pub(crate) trait KeySource: Send + Sync + Sized {
     fn word(_tag: Self::Tag) -> Option<u64> {
         None
     }
+    /// Every row's tag as one slice, when the tags are stored that way (the
+    /// probe then hashes a run of them in a loop of its own).
+    #[inline(always)]
+    fn tags(&self) -> Option<&[Self::Tag]> {
+        None
+    }
 }
 
 /// Keys of one fixed-width column as 64-bit words.
@@ -362,6 +368,11 @@ impl KeySource for U64Keys {
     #[inline(always)]
     fn word(tag: u64) -> Option<u64> {
         Some(tag)
+    }
+
+    #[inline(always)]
+    fn tags(&self) -> Option<&[u64]> {
+        Some(&self.values)
     }
 
     #[inline(always)]

@@ -42,6 +42,13 @@ pub(crate) trait ProbeKeys<T> {
     fn len(&self) -> usize;
     /// The tag at position `i` (`None` for a NULL key) and its probe row.
     fn get(&self, i: usize) -> (Option<T>, u32);
+    /// Every position's tag as one slice, when no key is NULL and the tags
+    /// are stored that way, with the probe rows (`None`: the row is the
+    /// position).
+    #[inline(always)]
+    fn run(&self) -> Option<(&[T], Option<&[u32]>)> {
+        None
+    }
 }
 
 /// A morsel of a probe batch: positions are rows of the morsel.
@@ -60,6 +67,13 @@ impl<S: KeySource> ProbeKeys<S::Tag> for MorselKeys<'_, S> {
         match self.nulls {
             Some(n) if n.is_null(i) => (None, i as u32),
             _ => (Some(self.keys.tag(i)), i as u32),
+        }
+    }
+    #[inline(always)]
+    fn run(&self) -> Option<(&[S::Tag], Option<&[u32]>)> {
+        match self.nulls {
+            Some(_) => None,
+            None => self.keys.tags().map(|t| (&t[..self.len], None)),
         }
     }
 }
@@ -112,6 +126,10 @@ impl<T: Copy> ProbeKeys<T> for PartKeys<'_, T> {
     #[inline(always)]
     fn get(&self, i: usize) -> (Option<T>, u32) {
         (Some(self.tags[i]), self.rows[i])
+    }
+    #[inline(always)]
+    fn run(&self) -> Option<(&[T], Option<&[u32]>)> {
+        Some((self.tags, Some(self.rows)))
     }
 }
 
@@ -168,6 +186,33 @@ fn probe_loop<S: KeySource, P: ProbeKeys<S::Tag>>(
     probe_rows: &mut Vec<u32>,
 ) -> bool {
     if table.unique() && cand.null_group.is_none() && cand.extra.is_empty() {
+        if !S::VERIFY {
+            match input.run() {
+                Some((tags, None)) => {
+                    return probe_unique_run::<S>(
+                        table,
+                        tags,
+                        |i| i as u32,
+                        cur,
+                        limit,
+                        build_rows,
+                        probe_rows,
+                    );
+                }
+                Some((tags, Some(rows))) => {
+                    return probe_unique_run::<S>(
+                        table,
+                        tags,
+                        |i| rows[i],
+                        cur,
+                        limit,
+                        build_rows,
+                        probe_rows,
+                    );
+                }
+                None => {}
+            }
+        }
         return if table.large() {
             probe_unique::<S, P, true>(table, input, same, cur, limit, build_rows, probe_rows)
         } else {
@@ -303,6 +348,59 @@ fn probe_unique<S: KeySource, P: ProbeKeys<S::Tag>, const PREFETCH: bool>(
                 );
             }
         }
+        cur.i = end;
+    }
+    true
+}
+
+/// Rows of [`probe_unique_run`] hashed, then looked up, together.
+const RUN: usize = 64;
+
+/// [`probe_unique`] for exact tags stored as one slice with no NULL key:
+/// a run of rows is hashed in a loop of its own (straight-line code the
+/// compiler vectorizes), prefetched when the table is large, then looked
+/// up, every row's pair written to a buffer on the stack and kept when it
+/// matched, so the loop has no branch on the match.
+#[inline(always)]
+fn probe_unique_run<S: KeySource>(
+    table: &JoinTable<S::Tag>,
+    tags: &[S::Tag],
+    row_of: impl Fn(usize) -> u32,
+    cur: &mut Cursor,
+    limit: usize,
+    build_rows: &mut Vec<u32>,
+    probe_rows: &mut Vec<u32>,
+) -> bool {
+    let n = tags.len();
+    let mut hashes = [0u64; RUN];
+    let mut starts = [0usize; RUN];
+    let mut found_b = [0u32; RUN];
+    let mut found_p = [0u32; RUN];
+    while cur.i < n {
+        let room = limit - build_rows.len();
+        if room == 0 {
+            return false;
+        }
+        let end = n.min(cur.i + room.min(RUN));
+        let run = &tags[cur.i..end];
+        for (h, &t) in hashes.iter_mut().zip(run) {
+            *h = S::hash(t);
+        }
+        table.bucket_starts(&hashes[..run.len()], &mut starts);
+        if table.large() {
+            for &at in &starts[..run.len()] {
+                table.prefetch_slot(at);
+            }
+        }
+        let mut m = 0;
+        for (j, ((&t, &h), &at)) in run.iter().zip(&hashes).zip(&starts).enumerate() {
+            let e = table.find_exact_from(t, h, at);
+            found_b[m] = e.map_or(0, |e| e.start);
+            found_p[m] = row_of(cur.i + j);
+            m += e.is_some() as usize;
+        }
+        build_rows.extend_from_slice(&found_b[..m]);
+        probe_rows.extend_from_slice(&found_p[..m]);
         cur.i = end;
     }
     true

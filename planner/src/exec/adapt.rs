@@ -33,7 +33,8 @@
 //!
 //! [`OperatorMetrics::adapted`]: super::OperatorMetrics::adapted
 
-use super::plan::OperatorMetrics;
+use super::plan::{Operator, OperatorMetrics, PhysicalPlan};
+use super::source::Tables;
 use crate::choose::JoinChoice;
 use crate::hints::side_label;
 use tenon_kernels::{FedProbe, Join, JoinKernel, JoinSide, JoinType, Strategy};
@@ -57,6 +58,40 @@ impl Planned {
             adaptive_build_side: decision.adaptive_build_side,
         }
     }
+}
+
+/// The rows `plan` gives, when they are known before it runs: a scan of a
+/// table held in memory that no runtime filter tests (or a projection of
+/// one). The adaptive build side then needs no collected probe side to
+/// know its size ([`needs_probe_collected`]).
+pub(super) fn known_rows(plan: &PhysicalPlan, tables: &Tables) -> Option<usize> {
+    if !plan.runtime_filters.applied.is_empty() {
+        return None;
+    }
+    match &plan.operator {
+        Operator::Scan { table, .. } => {
+            let data = tables.get(table)?;
+            data.source
+                .is_none()
+                .then(|| data.batches.iter().map(|b| b.num_rows()).sum())
+        }
+        Operator::Project { input, .. } => known_rows(input, tables),
+        _ => None,
+    }
+}
+
+/// Whether a join whose build side holds `build_rows` rows collects its
+/// probe side before it runs: when [`may_adapt`] allows a change of build
+/// side and the probe side's size (`probe_rows`, when known beforehand,
+/// [`known_rows`]) does not already rule it out. A probe side known to be
+/// at least as large streams, as it does in a join that cannot adapt.
+pub(super) fn needs_probe_collected(
+    planned: Planned,
+    kernel: &dyn FedProbe,
+    build_rows: usize,
+    probe_rows: Option<usize>,
+) -> bool {
+    may_adapt(planned, kernel, build_rows) && probe_rows.is_none_or(|n| n < build_rows)
 }
 
 /// An adaptation made: the join to run instead, and what changed (shown
@@ -195,6 +230,20 @@ mod tests {
         let join = hash(JoinType::Inner, HashJoinMode::Broadcast);
         let a = adapt(planned(Strategy::Broadcast, true), &join, big, 10).unwrap();
         assert_eq!(a.join.strategy(), Strategy::Broadcast);
+    }
+
+    #[test]
+    fn a_probe_side_known_to_be_larger_is_not_collected() {
+        let big = HashJoin::unpartitioned_rows() + 1;
+        let join = hash(JoinType::Inner, HashJoinMode::Broadcast);
+        let fed = join.fed().unwrap();
+        let p = planned(Strategy::Broadcast, true);
+        assert!(needs_probe_collected(p, fed, big, None));
+        assert!(needs_probe_collected(p, fed, big, Some(big - 1)));
+        assert!(!needs_probe_collected(p, fed, big, Some(big)));
+        assert!(!needs_probe_collected(p, fed, big - 1, None));
+        let hinted = planned(Strategy::Broadcast, false);
+        assert!(!needs_probe_collected(hinted, fed, big, Some(1)));
     }
 
     #[test]

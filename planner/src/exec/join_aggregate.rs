@@ -256,7 +256,8 @@ impl Run<'_> {
                     JoinSide::Left => (&build, probe),
                     JoinSide::Right => (probe, &build),
                 };
-                if adapt::may_adapt(planned, fed, build.num_rows()) {
+                let known = adapt::known_rows(probe_plan, self.tables);
+                if adapt::needs_probe_collected(planned, fed, build.num_rows(), known) {
                     let held = self.collect(probe_plan, "the hash join's collected probe side")?;
                     let probe = JoinInput::new(probe_plan.schema.clone(), held.batches);
                     let kernel = adapt::adapted_join(

@@ -151,7 +151,8 @@ impl Run<'_> {
             JoinSide::Left => right,
             JoinSide::Right => left,
         };
-        if adapt::may_adapt(planned, fed, build.num_rows()) {
+        let known = adapt::known_rows(probe_plan, self.tables);
+        if adapt::needs_probe_collected(planned, fed, build.num_rows(), known) {
             // (The held batches stay charged until the join is done.)
             let mut probe_held = if skip_probe {
                 None

@@ -92,7 +92,7 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// One run of a plan: the tables it reads, the batch size, the budget.
 pub(super) struct Run<'a> {
-    tables: &'a Tables,
+    pub(super) tables: &'a Tables,
     pub(super) batch_size: usize,
     /// The query's memory budget (the root plan's).
     pub(super) budget: &'a MemoryBudget,
