@@ -44,6 +44,22 @@ pub(crate) struct Entry<T> {
     pub len: u32,
 }
 
+/// Asks the CPU to start loading the cache line of `e`, so that a later
+/// read of it overlaps other misses.
+#[inline(always)]
+fn prefetch<T>(e: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it reads nothing the program can
+    // observe and never faults; `e` is a valid reference besides.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+            (e as *const T).cast::<i8>(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = e;
+}
+
 /// What one bucket says about an exact tag.
 enum Look<'a, T> {
     /// The key's slot.
@@ -172,19 +188,9 @@ impl<T: Copy + Eq + Default> JoinTable<T> {
     /// Asks the CPU to start loading slot `at` (see [`JoinTable::prefetch`]).
     #[inline(always)]
     pub(crate) fn prefetch_slot(&self, at: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.slots.as_ptr().wrapping_add(at);
-            // SAFETY: a prefetch is only a hint: it reads nothing the program
-            // can observe and never faults, whatever the address.
-            unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                    p as *const i8,
-                )
-            };
+        if let Some(e) = self.slots.get(at) {
+            prefetch(e);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = at;
     }
 
     /// Finds the group of `tag` when equal tags mean equal keys (fixed-width
@@ -374,12 +380,42 @@ pub(crate) struct RegionBuilder<'a, T> {
 }
 
 impl<T: Copy + Eq + Default> RegionBuilder<'_, T> {
+    /// Inserts build row `row` with tag `tag` from home slot `pos` on
+    /// (or counts it in its key's group); returns its slot.
+    #[inline(always)]
+    fn insert(
+        &mut self,
+        tag: T,
+        row: u32,
+        mut pos: usize,
+        same: &impl Fn(u32, u32) -> bool,
+        repeated: &mut bool,
+    ) -> usize {
+        loop {
+            let e = &mut self.slots[pos];
+            if e.len == 0 {
+                *e = Entry {
+                    tag,
+                    start: row,
+                    len: 1,
+                };
+                return pos;
+            }
+            if e.tag == tag && same(e.start, row) {
+                e.len += 1;
+                *repeated = true;
+                return pos;
+            }
+            pos = (pos + 1) & self.mask;
+        }
+    }
+
     /// Inserts `n` rows: `input(i)` gives the i-th row's tag, hash and build
     /// row; `same(a, b)` says whether build rows `a` and `b` hold the same
     /// key (only asked when tags are equal). `slot_of` is scratch space.
     /// Returns whether any key repeated.
     pub(crate) fn build(
-        self,
+        mut self,
         n: usize,
         input: impl Fn(usize) -> (T, u64, u32),
         same: impl Fn(u32, u32) -> bool,
@@ -390,27 +426,24 @@ impl<T: Copy + Eq + Default> RegionBuilder<'_, T> {
         slot_of.reserve(n);
         let mut repeated = false;
         // Pass 1: insert or count. `start` keeps the group's first row.
-        for i in 0..n {
-            let (tag, h, row) = input(i);
-            let mut pos = ((h << self.skip) >> self.shift) as usize & !(BUCKET - 1);
-            loop {
-                let e = &mut self.slots[pos];
-                if e.len == 0 {
-                    *e = Entry {
-                        tag,
-                        start: row,
-                        len: 1,
-                    };
-                    break;
-                }
-                if e.tag == tag && same(e.start, row) {
-                    e.len += 1;
-                    repeated = true;
-                    break;
-                }
-                pos = (pos + 1) & self.mask;
+        // Rows go in blocks whose home slots are prefetched first, so that
+        // the cache misses of a region larger than the cache overlap.
+        const BLOCK: usize = 16;
+        let mut block = [(T::default(), 0u32, 0usize); BLOCK];
+        let (skip, shift) = (self.skip, self.shift);
+        let home = |h: u64| ((h << skip) >> shift) as usize & !(BUCKET - 1);
+        for first in (0..n).step_by(BLOCK) {
+            let end = n.min(first + BLOCK);
+            for (slot, i) in block.iter_mut().zip(first..end) {
+                let (tag, h, row) = input(i);
+                let pos = home(h);
+                prefetch(&self.slots[pos]);
+                *slot = (tag, row, pos);
             }
-            slot_of.push(pos as u32);
+            for &(tag, row, pos) in &block[..end - first] {
+                let pos = self.insert(tag, row, pos, &same, &mut repeated);
+                slot_of.push(pos as u32);
+            }
         }
         if !repeated {
             return false;
