@@ -29,25 +29,27 @@
 //! 16M keys, sequential bandwidth) are measured by
 //! `cargo run --release -p tenon-kernels --example machine_limits`.
 //!
-//! What the probe reaches beside those limits, on one machine (AMD EPYC,
-//! Zen 5, `lscpu` family 26 model 2, 2 cores; 2026-12-02), per probe row
-//! and thread: the limits from the example above, the kernel from
-//! `benches/peers/peers.py --threads 2` (BROADCAST, unique build keys,
-//! every probe row matching, the count and two sums fused into the probe;
-//! median of 5 runs, so wall time x 2 threads / 10M rows):
+//! What the probe reaches beside those limits, on one machine (Intel Xeon,
+//! `lscpu` family 6 model 167, AVX-512, 2 MiB of L2 a core, 2 cores;
+//! 2026-12-03), per probe row and thread: the limits from the example
+//! above, the kernel from `benches/peers/peers.py --threads 2` (BROADCAST,
+//! unique build keys, every probe row matching, the count and two sums
+//! taken from the join's pairs; median of 5 runs, so wall time x 2 threads
+//! / 10M rows):
 //!
 //! | build keys | limit: independent probes, plain / prefetched | the kernel |
 //! |---|---|---|
-//! | 1K (32 KiB table, in L1) | 5.3 / 5.8 ns | 10.4 ns (fk_small) |
-//! | 1M (32 MiB table, L3) | 15.5 / 11.6 ns | 29.6 ns (fk_medium) |
-//! | 16M (512 MiB, DRAM) | 20.9 / 17.2 ns | 80 ns (fk_large, 10M keys, build included) |
+//! | 1K (32 KiB table, in L1) | 5.4 / 5.4 ns | 6.0 ns (fk_small) |
+//! | 1M (32 MiB table, L3) | 13.0 / 12.2 ns | 20.5 ns (fk_medium) |
+//! | 16M (512 MiB, DRAM) | 35.2 / 33.9 ns | 89 ns (fk_large, 10M keys, build included) |
 //!
-//! A dependent read inside L2 took 6.4 ns and a sequential read ran at
-//! 34.3 GB/s. The kernel's row costs about twice an L1 probe: each row
-//! also hashes its key, scans a bucket of four slots, pushes an index pair
-//! and has its two values gathered and summed. On 1M keys the gap is wider,
-//! as the build side's payload is read at random a second time, unfetched.
-//! `benches/README.md` has the sitting this comes from.
+//! A dependent read inside L2 took 4.9 ns and a sequential read ran at
+//! 11.7 GB/s. On 1K keys the kernel is near the limit: a run of 64 probe
+//! rows is hashed in a loop of its own (vectorized), then each row is one
+//! bucket test whose pair is written without a branch (`probe`). On 1M
+//! keys the gap is the build side's payload, read at random a second time
+//! by the consumer, unfetched. `benches/README.md` has the sitting this
+//! comes from (and the Zen 5 one before it).
 //!
 //! # Examples
 //!
