@@ -195,6 +195,22 @@ macro_rules! dispatch {
 
 pub(crate) use dispatch;
 
+/// Asks the CPU to start loading the cache line of `value`, so that a
+/// read of it a little later does not wait for memory.
+#[inline(always)]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it reads nothing the program can
+    // observe and never faults, and the pointer comes from a reference.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+            (value as *const T).cast::<i8>(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

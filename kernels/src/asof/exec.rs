@@ -12,11 +12,12 @@ use arrow_select::take::take;
 use rayon::prelude::*;
 
 use super::prepare::{GroupRef, Version, Versions, bytes_for, tag_hash};
-use super::search::{below, pick, prefetch, walks_down};
+use super::search::{below, pick, walks_down};
 use super::small_left;
 use super::time::{Times, check_time, time_column};
 use super::{AsofJoin, FilterTiming, TimeRule};
 use crate::condition::CmpOp;
+use crate::cpu::prefetch;
 use crate::error::{KernelError, Result};
 use crate::filter::JoinFilter;
 use crate::hash::partition::partition_of;

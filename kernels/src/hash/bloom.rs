@@ -98,16 +98,10 @@ impl KeyFilter {
         for (a, &h) in at.iter_mut().zip(hashes) {
             *a = word_of(h, self.shift);
         }
-        #[cfg(target_arch = "x86_64")]
         for &a in &at[..hashes.len()] {
-            let p = self.words.as_ptr().wrapping_add(a);
-            // SAFETY: a prefetch is only a hint: it reads nothing the program
-            // can observe and never faults, whatever the address.
-            unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                    p.cast::<i8>(),
-                )
-            };
+            if let Some(w) = self.words.get(a) {
+                crate::cpu::prefetch(w);
+            }
         }
         let mut out = 0u64;
         for (j, (&a, &h)) in at.iter().zip(hashes).enumerate() {

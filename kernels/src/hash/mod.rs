@@ -48,7 +48,7 @@
 //! rows is hashed in a loop of its own (vectorized), then each row is one
 //! bucket test whose pair is written without a branch (`probe`). On 1M
 //! keys the gap is the build side's payload, read at random a second time
-//! by the consumer, unfetched. `benches/README.md` has the sitting this
+//! by the consumer, unfetched. `benches/issue17.md` has the sitting this
 //! comes from (and the Zen 5 one before it).
 //!
 //! # Examples

@@ -30,6 +30,7 @@
 
 use std::ops::Range;
 
+use crate::cpu::prefetch;
 use crate::hugepage::reserve_huge;
 
 /// One slot: a group of build rows sharing a key.
@@ -42,22 +43,6 @@ pub(crate) struct Entry<T> {
     pub start: u32,
     /// Rows in the group; 0 for an empty slot.
     pub len: u32,
-}
-
-/// Asks the CPU to start loading the cache line of `e`, so that a later
-/// read of it overlaps other misses.
-#[inline(always)]
-fn prefetch<T>(e: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint: it reads nothing the program can
-    // observe and never faults; `e` is a valid reference besides.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            (e as *const T).cast::<i8>(),
-        )
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = e;
 }
 
 /// What one bucket says about an exact tag.
