@@ -8,8 +8,14 @@
 //! |-----------------------------------------------|---------------|-------------------------|
 //! | one integer, date, time, timestamp, duration, decimal32/64, float, boolean | [`U64Keys`] | the key's 64-bit pattern |
 //! | one `Decimal128`                              | [`U128Keys`]  | the key's 128 bits      |
+//! | two columns, each of a one-column 64-bit kind (not null-equal) | [`U128Keys`] | both keys' 64-bit words side by side |
 //! | one Utf8/Binary, LargeUtf8/LargeBinary, Utf8View/BinaryView | [`BytesKeys`] | a 64-bit hash, confirmed by comparing bytes |
-//! | several columns, or any other type            | [`BytesKeys`] over arrow-row [`Rows`] | a 64-bit hash, confirmed by comparing rows |
+//! | more columns, or any other type               | [`BytesKeys`] over arrow-row [`Rows`] | a 64-bit hash, confirmed by comparing rows |
+//!
+//! Two-column keys of fixed-width types (TPC-H's `(partkey, suppkey)`) are
+//! the common composite key: as one 128-bit word they are hashed with two
+//! multiplies and compared with one comparison, where arrow-row would
+//! encode every row's bytes, hash them and confirm a match with `memcmp`.
 //!
 //! 64-bit keys are used in place (no copy); narrower ones are widened.
 //! Floats are canonicalized first (`-0.0` becomes `0.0`, every NaN the same
@@ -58,6 +64,10 @@ pub(crate) enum KeyKind {
     U64(WordConv),
     /// One `Decimal128` column.
     U128,
+    /// Two columns of one-column 64-bit kinds, side by side in 128 bits
+    /// (the first in the low half). Not for null-equal keys, whose NULLs
+    /// are values (see [`KeyKind::for_join`]).
+    Pair(WordConv, WordConv),
     /// One Utf8/Binary column (read as bytes).
     Binary,
     /// One LargeUtf8/LargeBinary column.
@@ -90,32 +100,13 @@ impl KeyKind {
     /// already checked to be equal on both sides.
     pub(crate) fn try_new(types: &[DataType]) -> Result<Self> {
         use DataType::*;
+        if let [a, b] = types
+            && let (Some(a), Some(b)) = (word_conv(a), word_conv(b))
+        {
+            return Ok(KeyKind::Pair(a, b));
+        }
         if let [t] = types {
-            let conv = match t {
-                Int64
-                | UInt64
-                | Date64
-                | Time64(_)
-                | Timestamp(_, _)
-                | Duration(_)
-                | Decimal64(_, _)
-                | Interval(arrow_schema::IntervalUnit::DayTime) => Some(WordConv::Bits64),
-                Int32
-                | Date32
-                | Time32(_)
-                | Decimal32(_, _)
-                | Interval(arrow_schema::IntervalUnit::YearMonth) => Some(WordConv::Signed(4)),
-                Int16 => Some(WordConv::Signed(2)),
-                Int8 => Some(WordConv::Signed(1)),
-                UInt32 => Some(WordConv::Unsigned(4)),
-                UInt16 => Some(WordConv::Unsigned(2)),
-                UInt8 => Some(WordConv::Unsigned(1)),
-                Float32 => Some(WordConv::F32),
-                Float64 => Some(WordConv::F64),
-                Boolean => Some(WordConv::Bool),
-                _ => None,
-            };
-            if let Some(conv) = conv {
+            if let Some(conv) = word_conv(t) {
                 return Ok(KeyKind::U64(conv));
             }
             match t {
@@ -126,6 +117,22 @@ impl KeyKind {
                 _ => {}
             }
         }
+        KeyKind::rows(types)
+    }
+
+    /// As [`KeyKind::try_new`], for a join whose keys are `null_equal`
+    /// (`IS NOT DISTINCT FROM`) or not: a NULL in one column of a
+    /// null-equal key of several columns is a value of its own, which
+    /// arrow-row encodes and a packed word cannot.
+    pub(crate) fn for_join(types: &[DataType], null_equal: bool) -> Result<Self> {
+        if null_equal && types.len() > 1 {
+            return KeyKind::rows(types);
+        }
+        KeyKind::try_new(types)
+    }
+
+    /// arrow-row encoded keys of `types`.
+    pub(crate) fn rows(types: &[DataType]) -> Result<Self> {
         if let Some((index, t)) = types.iter().enumerate().find(|(_, t)| nested_float(t)) {
             return Err(KernelError::UnsupportedKeyType {
                 index,
@@ -152,6 +159,35 @@ impl KeyKind {
             }
         })?;
         Ok(KeyKind::Rows(Arc::new(converter)))
+    }
+}
+
+/// How one key column of type `t` is read as a 64-bit word, when it can be.
+fn word_conv(t: &DataType) -> Option<WordConv> {
+    use DataType::*;
+    match t {
+        Int64
+        | UInt64
+        | Date64
+        | Time64(_)
+        | Timestamp(_, _)
+        | Duration(_)
+        | Decimal64(_, _)
+        | Interval(arrow_schema::IntervalUnit::DayTime) => Some(WordConv::Bits64),
+        Int32
+        | Date32
+        | Time32(_)
+        | Decimal32(_, _)
+        | Interval(arrow_schema::IntervalUnit::YearMonth) => Some(WordConv::Signed(4)),
+        Int16 => Some(WordConv::Signed(2)),
+        Int8 => Some(WordConv::Signed(1)),
+        UInt32 => Some(WordConv::Unsigned(4)),
+        UInt16 => Some(WordConv::Unsigned(2)),
+        UInt8 => Some(WordConv::Unsigned(1)),
+        Float32 => Some(WordConv::F32),
+        Float64 => Some(WordConv::F64),
+        Boolean => Some(WordConv::Bool),
+        _ => None,
     }
 }
 
@@ -299,65 +335,9 @@ impl KeySource for U64Keys {
         let KeyKind::U64(conv) = kind else {
             return Err(KernelError::Internal("U64Keys for a non-u64 key".into()));
         };
-        let a = &cols[0];
-        let data = a.to_data();
-        let (off, len) = (data.offset(), data.len());
-        macro_rules! widen {
-            ($t:ty) => {{
-                let v = ScalarBuffer::<$t>::new(data.buffers()[0].clone(), off, len);
-                v.iter().map(|&x| x as i64 as u64).collect::<Vec<u64>>()
-            }};
-        }
-        macro_rules! widen_u {
-            ($t:ty) => {{
-                let v = ScalarBuffer::<$t>::new(data.buffers()[0].clone(), off, len);
-                v.iter().map(|&x| x as u64).collect::<Vec<u64>>()
-            }};
-        }
-        let values: ScalarBuffer<u64> = match conv {
-            WordConv::Bits64 => {
-                let buf = &data.buffers()[0];
-                if buf.as_ptr().align_offset(8) == 0 {
-                    ScalarBuffer::new(buf.clone(), off, len)
-                } else {
-                    // Only 4-byte aligned (IntervalDayTime is two i32s):
-                    // read the words byte by byte instead.
-                    buf.as_slice()[off * 8..(off + len) * 8]
-                        .chunks_exact(8)
-                        .map(|c| u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8])))
-                        .collect::<Vec<u64>>()
-                        .into()
-                }
-            }
-            WordConv::Signed(4) => widen!(i32).into(),
-            WordConv::Signed(2) => widen!(i16).into(),
-            WordConv::Signed(_) => widen!(i8).into(),
-            WordConv::Unsigned(4) => widen_u!(u32).into(),
-            WordConv::Unsigned(2) => widen_u!(u16).into(),
-            WordConv::Unsigned(_) => widen_u!(u8).into(),
-            WordConv::F32 => a
-                .as_primitive::<Float32Type>()
-                .values()
-                .iter()
-                .map(|&v| canonical_f32(v))
-                .collect::<Vec<_>>()
-                .into(),
-            WordConv::F64 => a
-                .as_primitive::<Float64Type>()
-                .values()
-                .iter()
-                .map(|&v| canonical_f64(v))
-                .collect::<Vec<_>>()
-                .into(),
-            WordConv::Bool => {
-                let b = a.as_boolean().values();
-                (0..len)
-                    .map(|i| b.value(i) as u64)
-                    .collect::<Vec<_>>()
-                    .into()
-            }
-        };
-        Ok(U64Keys { values })
+        Ok(U64Keys {
+            values: column_words(*conv, &cols[0]),
+        })
     }
 
     #[inline(always)]
@@ -386,6 +366,68 @@ impl KeySource for U64Keys {
     }
 }
 
+/// The 64-bit words of fixed-width column `a` read as `conv` says: 64-bit
+/// values in place (no copy), narrower ones widened.
+fn column_words(conv: WordConv, a: &ArrayRef) -> ScalarBuffer<u64> {
+    let data = a.to_data();
+    let (off, len) = (data.offset(), data.len());
+    macro_rules! widen {
+        ($t:ty) => {{
+            let v = ScalarBuffer::<$t>::new(data.buffers()[0].clone(), off, len);
+            v.iter().map(|&x| x as i64 as u64).collect::<Vec<u64>>()
+        }};
+    }
+    macro_rules! widen_u {
+        ($t:ty) => {{
+            let v = ScalarBuffer::<$t>::new(data.buffers()[0].clone(), off, len);
+            v.iter().map(|&x| x as u64).collect::<Vec<u64>>()
+        }};
+    }
+    match conv {
+        WordConv::Bits64 => {
+            let buf = &data.buffers()[0];
+            if buf.as_ptr().align_offset(8) == 0 {
+                ScalarBuffer::new(buf.clone(), off, len)
+            } else {
+                // Only 4-byte aligned (IntervalDayTime is two i32s):
+                // read the words byte by byte instead.
+                buf.as_slice()[off * 8..(off + len) * 8]
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(<[u8; 8]>::try_from(c).unwrap_or([0; 8])))
+                    .collect::<Vec<u64>>()
+                    .into()
+            }
+        }
+        WordConv::Signed(4) => widen!(i32).into(),
+        WordConv::Signed(2) => widen!(i16).into(),
+        WordConv::Signed(_) => widen!(i8).into(),
+        WordConv::Unsigned(4) => widen_u!(u32).into(),
+        WordConv::Unsigned(2) => widen_u!(u16).into(),
+        WordConv::Unsigned(_) => widen_u!(u8).into(),
+        WordConv::F32 => a
+            .as_primitive::<Float32Type>()
+            .values()
+            .iter()
+            .map(|&v| canonical_f32(v))
+            .collect::<Vec<_>>()
+            .into(),
+        WordConv::F64 => a
+            .as_primitive::<Float64Type>()
+            .values()
+            .iter()
+            .map(|&v| canonical_f64(v))
+            .collect::<Vec<_>>()
+            .into(),
+        WordConv::Bool => {
+            let b = a.as_boolean().values();
+            (0..len)
+                .map(|i| b.value(i) as u64)
+                .collect::<Vec<_>>()
+                .into()
+        }
+    }
+}
+
 impl U64Keys {
     /// The words.
     #[cfg(test)]
@@ -394,7 +436,8 @@ impl U64Keys {
     }
 }
 
-/// Keys of one `Decimal128` column.
+/// Keys of one `Decimal128` column, or of two columns of 64-bit words
+/// ([`KeyKind::Pair`]).
 #[derive(Debug)]
 pub(crate) struct U128Keys {
     values: ScalarBuffer<i128>,
@@ -404,10 +447,20 @@ impl KeySource for U128Keys {
     type Tag = u128;
     const VERIFY: bool = false;
 
-    fn encode(_kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self> {
-        Ok(U128Keys {
-            values: cols[0].as_primitive::<Decimal128Type>().values().clone(),
-        })
+    fn encode(kind: &KeyKind, cols: &[ArrayRef]) -> Result<Self> {
+        let values = match kind {
+            KeyKind::U128 => cols[0].as_primitive::<Decimal128Type>().values().clone(),
+            KeyKind::Pair(a, b) => {
+                let (low, high) = (column_words(*a, &cols[0]), column_words(*b, &cols[1]));
+                low.iter()
+                    .zip(high.iter())
+                    .map(|(&l, &h)| (u128::from(l) | (u128::from(h) << 64)) as i128)
+                    .collect::<Vec<i128>>()
+                    .into()
+            }
+            _ => return Err(KernelError::Internal("U128Keys for another key".into())),
+        };
+        Ok(U128Keys { values })
     }
 
     #[inline(always)]
@@ -649,6 +702,55 @@ mod tests {
         let want = U64Keys::encode(&kind, &[Arc::new(a) as ArrayRef]).unwrap();
         let got = U64Keys::encode(&kind, &[b]).unwrap();
         assert_eq!(want.words(), got.words());
+    }
+
+    #[test]
+    fn two_fixed_width_columns_are_one_128_bit_word() {
+        let kind = KeyKind::try_new(&[DataType::Int64, DataType::Int32]).unwrap();
+        assert!(matches!(
+            kind,
+            KeyKind::Pair(WordConv::Bits64, WordConv::Signed(4))
+        ));
+        let a: ArrayRef = Arc::new(Int64Array::from(vec![
+            Some(1),
+            Some(2),
+            Some(1),
+            Some(-1),
+            None,
+        ]));
+        let b: ArrayRef = Arc::new(Int32Array::from(vec![
+            Some(2),
+            Some(1),
+            Some(2),
+            Some(-1),
+            Some(2),
+        ]));
+        let k = U128Keys::encode(&kind, &[a.clone(), b.clone()]).unwrap();
+        assert_eq!(k.tag(0), k.tag(2));
+        assert_ne!(k.tag(0), k.tag(1), "(1, 2) and (2, 1) differ");
+        // -1 sign-extended in both halves.
+        assert_eq!(k.tag(3), u128::MAX);
+        assert_eq!(k.tag(0), 1 | (2u128 << 64));
+        // A NULL in either column makes the key NULL (it never matches).
+        let nulls = key_nulls(&[a, b], &kind, false).unwrap();
+        assert_eq!(nulls.null_count(), 1);
+        assert!(nulls.is_null(4));
+        // Null-equal keys of several columns keep arrow-row's NULLs.
+        let types = [DataType::Int64, DataType::Int32];
+        assert!(matches!(
+            KeyKind::for_join(&types, true).unwrap(),
+            KeyKind::Rows(_)
+        ));
+        assert!(matches!(
+            KeyKind::for_join(&types, false).unwrap(),
+            KeyKind::Pair(..)
+        ));
+        // Three columns, or a string among two: arrow-row.
+        let three = [DataType::Int32, DataType::Int32, DataType::Int32];
+        assert!(matches!(
+            KeyKind::try_new(&three).unwrap(),
+            KeyKind::Rows(_)
+        ));
     }
 
     #[test]

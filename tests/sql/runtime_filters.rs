@@ -360,7 +360,9 @@ fn an_empty_build_side_skips_the_probe_side() {
 /// large enough to be partitioned (over 131,072 rows), the kernel would
 /// collect and scatter every probe row, so the join's filter is tested on
 /// that scan and drops the rows without a match first; with a small build
-/// side the probe tests each row as it comes, and the filter is not made.
+/// side the probe tests each row as it comes, and the filter is made only
+/// when its test is cheaper than the probe (here its exact key bits over
+/// a range of 20M are megabytes: not made).
 /// The rows are the same either way, and with runtime filters off.
 #[test]
 fn a_partitioned_shuffle_hash_join_filters_its_probe_scan() {
@@ -391,7 +393,42 @@ fn a_partitioned_shuffle_hash_join_filters_its_probe_scan() {
     assert_eq!(row_strings(&out_on.batches), row_strings(&out_off.batches));
     let tree = x_on.tree().to_string();
     assert!(
-        tree.contains("rf1 not made (a build side small enough to probe its rows as they come)"),
+        tree.contains("rf1 not made (a test that costs about what the join's probe does)"),
+        "{tree}"
+    );
+}
+
+/// A BROADCAST join whose probe input is a bare scan of a held table: a
+/// build side whose keys fill little of their range (one nation's
+/// suppliers) makes a filter of exact key bits that the scan tests before
+/// the join's probe (TPC-H Q11's shape), and the scan widens the columns
+/// it does not test only for the rows that pass; a build side that fills
+/// its range does not make one. Same rows with runtime filters off.
+#[test]
+fn a_sparse_build_side_filters_its_joins_own_probe_scan() {
+    let sparse = "SELECT /*+ BROADCAST(s) */ ps_partkey, sum(ps_availqty * ps_supplycost) AS v \
+        FROM partsupp JOIN (SELECT s_suppkey FROM supplier WHERE s_nationkey = 7) s \
+        ON ps_suppkey = s.s_suppkey GROUP BY ps_partkey ORDER BY ps_partkey";
+    let (x_on, out_on) = tpch(true).explain_analyze(sparse).unwrap();
+    let (_, out_off) = tpch(false).explain_analyze(sparse).unwrap();
+    assert_eq!(row_strings(&out_on.batches), row_strings(&out_off.batches));
+    assert!(!out_on.batches.is_empty());
+    let tree = x_on.tree().to_string();
+    assert!(
+        tree.contains("runtime_filters=[rf1 on ps_suppkey at Scan partsupp]"),
+        "{tree}"
+    );
+    // 4 of 100 suppliers: about 96% of partsupp's 8,000 rows are dropped.
+    assert!(dropped_of(&tree, "Scan: partsupp") > 7_000, "{tree}");
+    let dense = "SELECT /*+ BROADCAST(s) */ ps_partkey, sum(ps_availqty) AS v \
+        FROM partsupp JOIN supplier s ON ps_suppkey = s.s_suppkey \
+        GROUP BY ps_partkey ORDER BY ps_partkey";
+    let (x_on, out_on) = tpch(true).explain_analyze(dense).unwrap();
+    let (_, out_off) = tpch(false).explain_analyze(dense).unwrap();
+    assert_eq!(row_strings(&out_on.batches), row_strings(&out_off.batches));
+    let tree = x_on.tree().to_string();
+    assert!(
+        tree.contains("rf1 not made (keys that fill most of their range)"),
         "{tree}"
     );
 }

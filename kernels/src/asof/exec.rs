@@ -6,7 +6,6 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt32Array};
 use arrow_buffer::{NullBuffer, ScalarBuffer};
-use arrow_row::{RowConverter, SortField};
 use arrow_schema::{DataType, SchemaRef};
 use arrow_select::take::take;
 use rayon::prelude::*;
@@ -88,7 +87,7 @@ impl<'a> Plan<'a> {
             Some(match kind {
                 // NULL must be a key value: arrow-row encodes it.
                 KeyKind::Rows(_) => kind,
-                _ if join.null_equal => row_keys(&types)?,
+                _ if join.null_equal => KeyKind::rows(&types)?,
                 _ => kind,
             })
         };
@@ -302,13 +301,6 @@ impl<'a> Plan<'a> {
         }
         Ok(out)
     }
-}
-
-/// Key encoding through arrow-row, so that NULL is a key value (a
-/// null-equal join).
-fn row_keys(types: &[DataType]) -> Result<KeyKind> {
-    let fields = types.iter().map(|t| SortField::new(t.clone())).collect();
-    Ok(KeyKind::Rows(Arc::new(RowConverter::new(fields)?)))
 }
 
 /// The columns of `batch` at `keys`.

@@ -17,7 +17,7 @@ macro_rules! with_key_encoding {
                 type $S = $crate::keys::U64Keys;
                 $body
             }
-            $crate::keys::KeyKind::U128 => {
+            $crate::keys::KeyKind::U128 | $crate::keys::KeyKind::Pair(..) => {
                 type $S = $crate::keys::U128Keys;
                 $body
             }

@@ -110,7 +110,7 @@ impl EquiKeys {
         check_partitions(self.partitions)?;
         check_input(left, "left")?;
         check_input(right, "right")?;
-        let kind = KeyKind::try_new(&types)?;
+        let kind = KeyKind::for_join(&types, self.null_equal)?;
         Ok((types, kind))
     }
 

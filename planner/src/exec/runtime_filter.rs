@@ -31,18 +31,22 @@
 //! where that walk stops: a scan (before the scan's own predicates run or
 //! any column is copied), or the operator that computes the column. When
 //! the walk cannot leave the probe input itself, the probe is that test
-//! already, and there is no filter, except for a SHUFFLE_HASH join whose
-//! probe input is a scan: when its build side is large enough to be
-//! partitioned, the kernel collects and scatters every probe row before
-//! probing any, so a filter on the scan saves that copy for the rows
-//! without a match (TPC-H Q21's semi join of lineitem at scale 10: 60M
-//! probe rows for 750K build rows). That filter is made only when the
-//! build side is partitioned ([`ProducedFilter::at_probe_input`]). A
+//! already, and there is no filter, except for a join whose probe input
+//! is a scan ([`ProducedFilter::at_probe_input`]). A SHUFFLE_HASH build
+//! side large enough to be partitioned makes the kernel collect and
+//! scatter every probe row before probing any, so a filter on the scan saves that copy
+//! for the rows without a match (TPC-H Q21's semi join of lineitem at
+//! scale 10: 60M probe rows for 750K build rows): then it is always made.
+//! Otherwise the kernel probes each row as it comes, and the filter is
+//! made only when its test is cheaper than that probe (exact key bits in
+//! the L2 cache, no Bloom filter: [`RuntimeFilter::is_cheap`]) and its
+//! keys fill at most [`MAX_PROBE_INPUT_DENSITY`] of their range, so that
+//! most rows can be expected to stop at the bits (TPC-H Q11 at scale 10:
+//! one nation's 4,049 suppliers drop 96% of partsupp's 8M rows at the
+//! scan, whose other columns are then widened only for the rows left). A
 //! join whose probe input is a scan that tests filters of joins above it
-//! also tests its own there, made whatever its build side's size
-//! ([`ProducedFilter::joins_others`]) when its test is cheaper than the
-//! join's probe (exact key bits in the L2 cache, no Bloom filter:
-//! [`RuntimeFilter::is_cheap`]): TPC-H Q8's part filter (1,451 keys)
+//! makes its own there whatever its keys' density
+//! ([`ProducedFilter::joins_others`]) when its test is cheap: TPC-H Q8's part filter (1,451 keys)
 //! then drops 99% of lineitem before its orders filter, whose exact bits
 //! are megabytes, tests the rest; the filters at one place are tested the
 //! one that passed the fewest rows so far first, each later one only on
@@ -117,9 +121,10 @@ pub struct ProducedFilter {
     /// The rows of the largest table a scan that tests it reads, when
     /// known (see [`MIN_PROBE_ROWS_PER_BUILD_ROW`]).
     pub probe_table_rows: Option<usize>,
-    /// Whether it is tested on the join's probe input itself (a scan under
-    /// a SHUFFLE_HASH join, module docs): then it is made only when the
-    /// kernel partitions the build side, and so collects the probe side.
+    /// Whether it is tested on the join's probe input itself (a scan,
+    /// module docs): then it is made when a SHUFFLE_HASH kernel partitions
+    /// the build side (and so collects the probe side), or when its test
+    /// is cheap and its keys sparse.
     pub at_probe_input: bool,
     /// Whether it is tested on the join's probe input because that scan
     /// tests other joins' filters: then it is made, whatever the kernel
@@ -335,9 +340,7 @@ fn plan_node(node: &mut PhysicalPlan, tables: &Tables, next: &mut usize) {
             // The joins above attached theirs first (this walk goes down
             // the plan), so a scan testing filters already has them here.
             let joins_others = !probe.runtime_filters.applied.is_empty();
-            let at_probe_input = at.is_empty()
-                && (decision.strategy == Strategy::ShuffleHash || joins_others)
-                && matches!(probe.operator, Operator::Scan { .. });
+            let at_probe_input = at.is_empty() && matches!(probe.operator, Operator::Scan { .. });
             if at_probe_input {
                 probe.runtime_filters.applied.push(applied.clone());
                 at.push(probe.short_name());
@@ -570,17 +573,21 @@ impl Slots {
         budget: &MemoryBudget,
     ) -> Result<Made> {
         let mut made = Made::default();
-        let partitions = match &join.operator {
-            Operator::Join { join, .. } => join
-                .fed()
-                .is_some_and(|fed| fed.partitions_build(build.num_rows())),
-            _ => false,
+        let (partitions, collects_probe) = match &join.operator {
+            Operator::Join { join, decision, .. } => {
+                let partitions = join
+                    .fed()
+                    .is_some_and(|fed| fed.partitions_build(build.num_rows()));
+                // A partitioned SHUFFLE_HASH collects and scatters its
+                // probe side before probing (module docs).
+                (
+                    partitions,
+                    partitions && decision.strategy == Strategy::ShuffleHash,
+                )
+            }
+            _ => (false, false),
         };
         for f in &join.runtime_filters.produced {
-            if f.at_probe_input && !f.joins_others && !partitions {
-                made.not_needed.push((f.id, SMALL_BUILD));
-                continue;
-            }
             if f.probe_table_rows.is_some_and(|rows| {
                 build
                     .num_rows()
@@ -611,9 +618,24 @@ impl Slots {
             let Ok(filter) = filter else {
                 continue;
             };
+            // Beside other joins' filters: made when cheap (or when the
+            // build side is partitioned, as it always was).
             if f.joins_others && !partitions && !filter.is_cheap() {
                 made.not_needed.push((f.id, COSTS_A_PROBE));
                 continue;
+            }
+            // Alone on the probe input of a kernel that probes each row as
+            // it comes: made only when its test is cheaper than that probe
+            // and can be expected to drop most rows before it.
+            if f.at_probe_input && !f.joins_others && !collects_probe {
+                if !filter.is_cheap() {
+                    made.not_needed.push((f.id, COSTS_A_PROBE));
+                    continue;
+                }
+                if filter.key_density() > MAX_PROBE_INPUT_DENSITY {
+                    made.not_needed.push((f.id, DENSE_KEYS));
+                    continue;
+                }
             }
             let Ok(charge) = budget.try_reserve("a runtime join filter", filter.bytes()) else {
                 continue;
@@ -679,9 +701,15 @@ fn test_kept(
     Ok(out.finish())
 }
 
-/// Why a filter on a SHUFFLE_HASH join's probe scan is not made: the build
-/// side is not partitioned, so the kernel probes each row as it comes.
-const SMALL_BUILD: &str = "a build side small enough to probe its rows as they come";
+/// A filter on a join's own probe scan (whose build side is not
+/// partitioned, so the kernel probes each row as it comes) is made only
+/// when its keys fill at most this share of their range: the share of
+/// the rows it can be expected to drop before the probe does.
+pub const MAX_PROBE_INPUT_DENSITY: f64 = 0.25;
+
+/// Why a filter on a join's own probe scan is not made: its keys fill most
+/// of their range, so most rows would pass it and reach the probe anyway.
+const DENSE_KEYS: &str = "keys that fill most of their range";
 
 /// Why a filter on a join's probe scan beside other joins' filters is not
 /// made: its test (a Bloom filter, or key bits larger than the L2 cache)
