@@ -16,6 +16,8 @@
 //! the common composite key: as one 128-bit word they are hashed with two
 //! multiplies and compared with one comparison, where arrow-row would
 //! encode every row's bytes, hash them and confirm a match with `memcmp`.
+//! The sort-merge join keeps arrow-row for them: it orders keys by their
+//! encoding, and the packed word does not order like the columns.
 //!
 //! 64-bit keys are used in place (no copy); narrower ones are widened.
 //! Floats are canonicalized first (`-0.0` becomes `0.0`, every NaN the same

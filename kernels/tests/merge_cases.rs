@@ -189,6 +189,75 @@ fn composite_keys_with_null_columns() {
     );
 }
 
+/// Two integer key columns (which the hash join packs into one 128-bit
+/// word), declared presorted in SQL order: negative first columns first,
+/// the second column ordered within each first. The merge must accept the
+/// declarations and match the oracle.
+#[test]
+fn presorted_two_integer_keys_in_sql_order() {
+    let l = batch(vec![
+        (
+            "a",
+            i64s(&[Some(-3), Some(-3), Some(-1), Some(0), Some(0), Some(2)]),
+        ),
+        (
+            "b",
+            i64s(&[Some(5), Some(7), Some(-2), Some(-9), Some(4), Some(1)]),
+        ),
+        (
+            "p",
+            i64s(&[Some(1), Some(2), Some(3), Some(4), Some(5), Some(6)]),
+        ),
+    ]);
+    let r = batch(vec![
+        (
+            "a",
+            i64s(&[
+                Some(-3),
+                Some(-1),
+                Some(0),
+                Some(0),
+                Some(0),
+                Some(2),
+                Some(3),
+            ]),
+        ),
+        (
+            "b",
+            i64s(&[
+                Some(7),
+                Some(-2),
+                Some(-9),
+                Some(-9),
+                Some(8),
+                Some(1),
+                Some(0),
+            ]),
+        ),
+        (
+            "p",
+            i64s(&[
+                Some(9),
+                Some(0),
+                Some(9),
+                Some(2),
+                Some(9),
+                Some(9),
+                Some(9),
+            ]),
+        ),
+    ]);
+    for presorted in [(true, true), (true, false), (false, true)] {
+        all_types_match_oracle(
+            &one(&l),
+            &chunked(&r, 3),
+            &[(0, 0), (1, 1)],
+            Some((2, 2)),
+            presorted,
+        );
+    }
+}
+
 #[test]
 fn one_huge_run_streams_in_bounded_batches() {
     let n = 300;

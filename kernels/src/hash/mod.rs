@@ -49,7 +49,7 @@
 //! bucket test whose pair is written without a branch (`probe`). On 1M
 //! keys the gap is the build side's payload, read at random a second time
 //! by the consumer, unfetched. `benches/issue17.md` has the sitting this
-//! comes from (and the Zen 5 one before it).
+//! comes from (the Zen 5 one before it is in `benches/issue17-12-02.md`).
 //!
 //! # Examples
 //!

@@ -45,6 +45,13 @@ impl<'a> Prepared<'a> {
         let (types, kind) = join
             .keys
             .check("sort-merge join", join.join_type, left, right)?;
+        // The merge orders keys by their encoding: a packed pair's word
+        // does not order like the columns in SQL order (the first column
+        // is its low half), arrow-row's bytes do.
+        let kind = match kind {
+            KeyKind::Pair(..) => KeyKind::rows(&types)?,
+            other => other,
+        };
         for (i, c) in join.ranges.iter().enumerate() {
             crate::condition::check_condition(i, c, ls, rs)?;
         }
