@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod cases;
+pub mod merge;
 pub mod reference;
 
 use std::sync::{Arc, Mutex, Once};
