@@ -253,7 +253,11 @@ impl Run<'_> {
             &widened_after
         };
         let filtered = |b: RecordBatch| self.tested(plan, b, after_test);
-        let sink: &Sink<'_> = if tested.is_empty() { sink } else { &filtered };
+        let sink: &Sink<'_> = if tested.is_empty() {
+            outer_sink
+        } else {
+            &filtered
+        };
         let morsels: Vec<RecordBatch> = data.batches.iter().flat_map(morsels).collect();
         morsels.par_iter().try_for_each(|b| {
             let projected = b

@@ -34,9 +34,10 @@
 //! already, and there is no filter, except for a join whose probe input
 //! is a scan ([`ProducedFilter::at_probe_input`]). A SHUFFLE_HASH build
 //! side large enough to be partitioned makes the kernel collect and
-//! scatter every probe row before probing any, so a filter on the scan saves that copy
-//! for the rows without a match (TPC-H Q21's semi join of lineitem at
-//! scale 10: 60M probe rows for 750K build rows): then it is always made.
+//! scatter every probe row before probing any, so a filter on the scan
+//! saves that copy for the rows without a match (TPC-H Q21's semi join of
+//! lineitem at scale 10: 60M probe rows for 750K build rows): then it is
+//! always made.
 //! Otherwise the kernel probes each row as it comes, and the filter is
 //! made only when its test is cheaper than that probe (exact key bits in
 //! the L2 cache, no Bloom filter: [`RuntimeFilter::is_cheap`]) and its
@@ -46,8 +47,8 @@
 //! scan, whose other columns are then widened only for the rows left). A
 //! join whose probe input is a scan that tests filters of joins above it
 //! makes its own there whatever its keys' density
-//! ([`ProducedFilter::joins_others`]) when its test is cheap: TPC-H Q8's part filter (1,451 keys)
-//! then drops 99% of lineitem before its orders filter, whose exact bits
+//! ([`ProducedFilter::joins_others`]) when its test is cheap: TPC-H Q8's
+//! part filter (1,451 keys) then drops 99% of lineitem before its orders filter, whose exact bits
 //! are megabytes, tests the rest; the filters at one place are tested the
 //! one that passed the fewest rows so far first, each later one only on
 //! the rows the earlier let through when those are few.
