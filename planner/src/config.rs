@@ -82,13 +82,18 @@ pub struct Config {
     /// keys, so rows without a match are dropped before any other work
     /// (`exec::runtime_filter`). On by default; off to compare.
     pub runtime_filters: bool,
+    /// Whether an aggregate the query computes at several places (a CTE
+    /// read twice) is computed once and its rows read at each place
+    /// (`Shared` in EXPLAIN; `exec::shared`). On by default; off to
+    /// compare.
+    pub shared_subplans: bool,
 }
 
 impl Default for Config {
     /// 0 threads (all cores), batches of 8192 rows, the broadcast
     /// threshold [`DEFAULT_BROADCAST_THRESHOLD`] (see there for the figures
     /// behind it), lenient hints, nothing disabled, no memory limit,
-    /// aggregates fused into joins, runtime filters on.
+    /// aggregates fused into joins, runtime filters and shared subplans on.
     fn default() -> Self {
         Config {
             threads: 0,
@@ -99,13 +104,14 @@ impl Default for Config {
             memory_limit: None,
             fused_aggregate: true,
             runtime_filters: true,
+            shared_subplans: true,
         }
     }
 }
 
 impl Config {
     /// The keys [`Config::set`] accepts.
-    pub const KEYS: [&'static str; 8] = [
+    pub const KEYS: [&'static str; 9] = [
         "broadcast_threshold",
         "hint_mode",
         "disabled_strategies",
@@ -114,6 +120,7 @@ impl Config {
         "batch_size",
         "fused_aggregate",
         "runtime_filters",
+        "shared_subplans",
     ];
 
     /// Applies one `KEY=VALUE` pair.
@@ -201,6 +208,9 @@ impl Config {
             }
             "fused_aggregate" => {
                 self.fused_aggregate = parse_switch(v).map_err(|w| bad("fused_aggregate", w))?
+            }
+            "shared_subplans" => {
+                self.shared_subplans = parse_switch(v).map_err(|w| bad("shared_subplans", w))?
             }
             "runtime_filters" => {
                 self.runtime_filters = parse_switch(v).map_err(|w| bad("runtime_filters", w))?
@@ -413,5 +423,8 @@ mod tests {
         assert!(c.runtime_filters);
         let e = c.set("runtime_filters", "maybe").unwrap_err().to_string();
         assert!(e.contains("true or false"), "{e}");
+        assert!(c.shared_subplans);
+        c.set_pair("shared_subplans=off").unwrap();
+        assert!(!c.shared_subplans);
     }
 }

@@ -14,7 +14,7 @@ impl Session {
     /// Changes one setting, as `--set KEY=VALUE` does (`threads`,
     /// `batch_size`, `broadcast_threshold`, `hint_mode`,
     /// `disabled_strategies`, `memory_limit`, `fused_aggregate`,
-    /// `runtime_filters`: [`Config::KEYS`]).
+    /// `runtime_filters`, `shared_subplans`: [`Config::KEYS`]).
     ///
     /// # Errors
     ///
@@ -167,6 +167,20 @@ impl Session {
     pub fn set_runtime_filters(&mut self, on: bool) -> Result<(), Error> {
         self.apply(Config {
             runtime_filters: on,
+            ..self.config.clone()
+        })
+    }
+
+    /// `shared_subplans`: whether an aggregate the query computes at
+    /// several places (a CTE read twice) is computed once, its rows read
+    /// at each place (`Shared` in EXPLAIN). On by default; off to compare.
+    ///
+    /// # Errors
+    ///
+    /// None today; a `Result` as every setting's.
+    pub fn set_shared_subplans(&mut self, on: bool) -> Result<(), Error> {
+        self.apply(Config {
+            shared_subplans: on,
             ..self.config.clone()
         })
     }

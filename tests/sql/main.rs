@@ -34,6 +34,7 @@ mod page_pruning;
 mod runtime_filters;
 mod session_api;
 mod set_ops;
+mod shared_subplans;
 mod time_asof;
 mod time_ddl;
 mod time_temporal;

@@ -282,11 +282,14 @@ fn typed_switches_set_what_set_does() {
     let mut typed = empty_session(1, 8192);
     typed.set_fused_aggregate(false).expect("sets");
     typed.set_runtime_filters(false).expect("sets");
+    typed.set_shared_subplans(false).expect("sets");
     let mut text = empty_session(1, 8192);
     text.set("fused_aggregate", "off").expect("sets");
     text.set("RUNTIME_FILTERS", "False").expect("sets");
+    text.set("shared_subplans", "0").expect("sets");
     assert_eq!(typed.config(), text.config());
     assert!(!typed.config().fused_aggregate && !typed.config().runtime_filters);
+    assert!(!typed.config().shared_subplans);
     let before = text.config().clone();
     let e = text.set("runtime_filters", "maybe").unwrap_err();
     assert!(e.to_string().contains("runtime_filters"), "{e}");
@@ -294,6 +297,7 @@ fn typed_switches_set_what_set_does() {
     assert_eq!(text.config(), &before);
     typed.set_fused_aggregate(true).expect("sets");
     typed.set_runtime_filters(true).expect("sets");
+    typed.set_shared_subplans(true).expect("sets");
     assert_eq!(
         typed.config(),
         &tenon::Config {

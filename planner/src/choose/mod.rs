@@ -284,11 +284,16 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     let order = join_order(&query);
     let resolve_config = config.resolve_config();
     let estimator = Estimator::new(&query.plan, catalog);
+    let shared = if config.shared_subplans {
+        crate::exec::shared::repeated_aggregates(&query.plan)
+    } else {
+        Default::default()
+    };
     let mut slots: Vec<Option<PlannedJoin>> = vec![None; order.len()];
     let mut unused_hints = Vec::new();
     for block in &query.blocks {
         let global_id = |j: usize| order.iter().position(|&x| x == (block.id, j)).unwrap_or(0);
-        let decided = describe_block(block, &query.plan, &global_id, catalog, &estimator)?;
+        let decided = describe_block(block, &query.plan, &global_id, catalog, &estimator, &shared)?;
         let resolution = resolve_block(&decided.joins, &decided.hints, &resolve_config)?;
         for (j, decision) in resolution.joins.into_iter().enumerate() {
             let id = decided.joins.joins[j].id;

@@ -2,6 +2,8 @@
 //! its inputs' names, size estimates and sortedness, its type and
 //! condition), and the planned join made of its decision.
 
+use std::collections::HashSet;
+
 use datafusion_common::NullEquality;
 use datafusion_expr::{Expr, Join, JoinType as DfJoinType, LogicalPlan};
 
@@ -32,12 +34,17 @@ pub(super) struct BlockToDecide<'a> {
 
 /// Collects a block's hints and describes each of its joins ([`JoinSite`],
 /// numbered by `global_id`).
+///
+/// `shared` holds the aggregates computed once for several places (no
+/// runtime filter reaches them: they are not taken for a decorrelated
+/// subquery's grouped input, H15 rule 3).
 pub(super) fn describe_block<'a>(
     block: &'a QueryBlock,
     plan: &LogicalPlan,
     global_id: &dyn Fn(usize) -> usize,
     catalog: &Catalog,
     estimator: &Estimator<'_>,
+    shared: &HashSet<LogicalPlan>,
 ) -> Result<BlockToDecide<'a>, PlanError> {
     let hints = block_hints(block)?;
     let mut sites = Vec::with_capacity(block.joins.len());
@@ -53,7 +60,13 @@ pub(super) fn describe_block<'a>(
                 .into());
             }
         };
-        sites.push(join_site(global_id(j), jref, &join, catalog, estimator)?);
+        sites.push(join_site(
+            global_id(j),
+            jref,
+            &join,
+            (catalog, estimator),
+            shared,
+        )?);
         nodes.push(join);
     }
     Ok(BlockToDecide {
@@ -149,8 +162,8 @@ fn join_site(
     id: usize,
     jref: &JoinRef,
     join: &Join,
-    catalog: &Catalog,
-    estimator: &Estimator<'_>,
+    (catalog, estimator): (&Catalog, &Estimator<'_>),
+    shared: &HashSet<LogicalPlan>,
 ) -> Result<JoinSite, PlanError> {
     let join_type = kernel_join_type(join)?;
     let from_subquery = matches!(
@@ -166,8 +179,20 @@ fn join_site(
     let mut site = JoinSite::new(
         id,
         join_type,
-        site_input(&jref.left, catalog, estimator, &left_keys, &join.left),
-        site_input(&jref.right, catalog, estimator, &right_keys, &join.right),
+        site_input(
+            &jref.left,
+            (catalog, estimator),
+            &left_keys,
+            &join.left,
+            shared,
+        ),
+        site_input(
+            &jref.right,
+            (catalog, estimator),
+            &right_keys,
+            &join.right,
+            shared,
+        ),
     );
     if crate::sql::is_time_join(join) {
         site = site.time_join();
@@ -183,10 +208,10 @@ fn join_site(
 /// One input: its name, size estimate and sortedness.
 fn site_input(
     input: &JoinInput,
-    catalog: &Catalog,
-    estimator: &Estimator<'_>,
+    (catalog, estimator): (&Catalog, &Estimator<'_>),
     keys: &[&Expr],
     plan: &LogicalPlan,
+    shared: &HashSet<LogicalPlan>,
 ) -> SiteInput {
     let mut site = SiteInput {
         name: hintable_name(input),
@@ -201,7 +226,7 @@ fn site_input(
         site.sorted_on_keys = sorted_on_keys(&table.stats, keys);
     }
     site.estimate = estimator.estimate(plan);
-    site.grouped_on_keys = grouped_on_keys(plan, keys);
+    site.grouped_on_keys = grouped_on_keys(plan, keys, shared);
     site
 }
 
@@ -209,8 +234,10 @@ fn site_input(
 /// `keys` (plain columns of `plan`'s output), seen through projections
 /// that pass the key columns on and through aliases: the shape of a
 /// decorrelated subquery (H15). A filter above the aggregate (HAVING)
-/// stops the walk: it makes the input small by itself.
-fn grouped_on_keys(plan: &LogicalPlan, keys: &[&Expr]) -> bool {
+/// stops the walk: it makes the input small by itself; so does an
+/// aggregate in `shared` (computed once for several places, where no
+/// runtime filter reaches).
+fn grouped_on_keys(plan: &LogicalPlan, keys: &[&Expr], shared: &HashSet<LogicalPlan>) -> bool {
     let mut at: Vec<usize> = Vec::with_capacity(keys.len());
     for key in keys {
         let Expr::Column(c) = key else {
@@ -245,6 +272,9 @@ fn grouped_on_keys(plan: &LogicalPlan, keys: &[&Expr]) -> bool {
                 node = &p.input;
             }
             LogicalPlan::Aggregate(a) => {
+                if shared.contains(node) {
+                    return false;
+                }
                 if a.group_expr
                     .iter()
                     .any(|e| matches!(e, Expr::GroupingSet(_)))

@@ -24,6 +24,7 @@ mod plan;
 mod run;
 mod runtime_filter;
 mod set_op;
+pub(crate) mod shared;
 mod sort;
 mod source;
 

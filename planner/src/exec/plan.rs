@@ -121,6 +121,19 @@ pub enum Operator {
         /// Which operation.
         op: crate::sql::SetOperator,
     },
+    /// A subplan the query uses at several places (a CTE read twice, as
+    /// TPC-H Q15's view is), computed once before the rest of the plan
+    /// runs; every place it is used replays its batches. The first place
+    /// holds the subplan (`input`); the others are `Shared` nodes with the
+    /// same `id` and no input. Runtime join filters from outside do not
+    /// reach into the subplan: they are tested on the replayed rows of
+    /// the place they belong to (module `shared`).
+    Shared {
+        /// Its number in the plan (0, 1, ...).
+        id: usize,
+        /// The subplan, at the first place that uses it.
+        input: Option<Box<PhysicalPlan>>,
+    },
 }
 
 /// What running one operator produced (EXPLAIN ANALYZE).
@@ -225,6 +238,7 @@ impl PhysicalPlan {
             | Operator::JoinAggregate { input, .. }
             | Operator::Sort { input, .. }
             | Operator::Limit { input, .. } => vec![input],
+            Operator::Shared { input, .. } => input.iter_mut().map(|i| &mut **i).collect(),
             Operator::Join { left, right, .. } | Operator::SetOperation { left, right, .. } => {
                 vec![left, right]
             }
@@ -242,6 +256,7 @@ impl PhysicalPlan {
             | Operator::JoinAggregate { input, .. }
             | Operator::Sort { input, .. }
             | Operator::Limit { input, .. } => vec![input],
+            Operator::Shared { input, .. } => input.iter().map(|i| &**i).collect(),
             Operator::Join { left, right, .. } | Operator::SetOperation { left, right, .. } => {
                 vec![left, right]
             }
@@ -336,6 +351,12 @@ impl PhysicalPlan {
             },
             Operator::Union { .. } => "Union".to_string(),
             Operator::SetOperation { op, .. } => format!("SetOperation: {op}"),
+            Operator::Shared { id, input: Some(_) } => {
+                format!("Shared: #{id} (computed once, before the rest of the plan)")
+            }
+            Operator::Shared { id, input: None } => {
+                format!("Shared: #{id} (the rows of the first Shared #{id}, read again)")
+            }
         }
     }
 

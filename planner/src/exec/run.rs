@@ -34,6 +34,7 @@ use crate::exec::limit::{LimitState, TopN};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::runtime_filter::Slots;
 use crate::exec::set_op::run_set_operation;
+use crate::exec::shared::SharedRows;
 use crate::exec::source::{ScanReport, ScanRequest, Tables};
 use crate::exec::{ExecError, Result};
 use crate::expr::{PhysicalExpr, ScanFilter};
@@ -63,8 +64,12 @@ pub fn execute(
         batch_size: batch_size.max(1),
         budget: &plan.budget,
         filters: Slots::for_plan(plan),
+        shared: SharedRows::for_plan(plan),
     };
-    pool.install(|| run.push(plan, sink))
+    pool.install(|| {
+        run.compute_shared(plan)?;
+        run.push(plan, sink)
+    })
 }
 
 /// Runs `plan` and collects its output batches in arrival order.
@@ -99,6 +104,9 @@ pub(super) struct Run<'a> {
     /// The runtime join filters of this run, set by the joins that make
     /// them (module `runtime_filter`).
     pub(super) filters: Slots,
+    /// The rows of the plan's shared subplans, computed before the rest
+    /// (module `shared`).
+    pub(super) shared: SharedRows,
 }
 
 /// The batches a pipeline breaker collected, and their charge to the
@@ -413,6 +421,7 @@ impl Run<'_> {
                 }
                 Ok(())
             }
+            Operator::Shared { id, .. } => self.replay_shared(*id, &out),
             Operator::SetOperation { left, right, op } => {
                 let (l, r) = rayon::join(
                     || self.collect(left, "the set operation's left input"),

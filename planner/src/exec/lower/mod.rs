@@ -27,6 +27,7 @@ use datafusion_expr::type_coercion::binary::comparison_coercion;
 use crate::choose::JoinPlan;
 use crate::config::Config;
 use crate::exec::plan::{Operator, PhysicalPlan};
+use crate::exec::shared::SharedPlans;
 use crate::exec::source::Tables;
 use crate::exec::{ExecError, HashAggregate, Result, SortExec};
 use crate::expr::{PhysicalExpr, QueryContext};
@@ -82,6 +83,7 @@ pub fn lower(
             Some(limit) => MemoryBudget::new(usize::try_from(limit).unwrap_or(usize::MAX)),
             None => MemoryBudget::unlimited(),
         },
+        shared: SharedPlans::find(&plan.query.plan, config.shared_subplans),
     };
     let root = &plan.query.plan;
     let all: Vec<usize> = (0..root.schema().fields().len()).collect();
@@ -104,6 +106,9 @@ struct Lowering<'a> {
     config: &'a Config,
     ctx: &'a QueryContext,
     budget: MemoryBudget,
+    /// Aggregates the query computes at several places, lowered once
+    /// (module `shared`).
+    shared: SharedPlans,
 }
 
 /// Sorted, deduplicated union of column lists.
@@ -197,6 +202,10 @@ impl Lowering<'_> {
             LogicalPlan::Projection(projection) => self.projection(projection, need),
             LogicalPlan::Join(join) => self.join(join, need),
             LogicalPlan::Aggregate(agg) => {
+                if let Some(reader) = self.shared.reader(plan) {
+                    let cols = (0..agg.schema.fields().len()).collect();
+                    return Ok(Lowered { plan: reader, cols });
+                }
                 let mut aggregate = HashAggregate::try_new(agg, self.ctx)?;
                 let child = self.child(&agg.input, &aggregate.columns())?;
                 let pos = child.positions(agg.input.schema().fields().len());
@@ -206,6 +215,7 @@ impl Lowering<'_> {
                 if self.config.fused_aggregate {
                     out.plan = crate::exec::join_aggregate::fuse(out.plan);
                 }
+                out.plan = self.shared.first_place(plan, out.plan);
                 Ok(out)
             }
             LogicalPlan::Distinct(Distinct::All(input)) => {
