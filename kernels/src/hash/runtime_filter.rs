@@ -17,8 +17,10 @@
 //!
 //! ```text
 //!  integer-like keys   the key range (min..=max), then the exact key bits
-//!                      of that range (dense: `KeyBits`) when they are small,
-//!                      else the Bloom filter of the keys (`KeyFilter`)
+//!                      of that range (dense: `KeyBits`) when they take at
+//!                      most 4 times the Bloom filter's bytes (or 256 KiB)
+//!                      and the range is at most 2^26 keys, else the Bloom
+//!                      filter of the keys (`KeyFilter`)
 //!  any other key       the Bloom filter of the keys' hashes
 //!  no key at all       nothing passes
 //! ```
@@ -72,6 +74,11 @@ const MAX_PASS_RATE: f64 = 0.75;
 const BITS_PER_BLOOM: usize = 4;
 /// ... or at most this many bytes (they stay in the L2 cache).
 const SMALL_BITS: usize = 256 << 10;
+/// Exact key bits cover ranges of at most this many keys (8 MiB of bits):
+/// beyond the L2 cache, but a probe column in key order (TPC-H lineitem's
+/// `l_orderkey`, ids that grow with time) reads them in order, and they
+/// pass no false positive.
+const MAX_FILTER_BITS: u64 = 1 << 26;
 
 /// A filter over the keys of a hash join's complete build side (see the
 /// module docs).
@@ -389,7 +396,7 @@ fn build_test<S: KeySource>(kind: &KeyKind, batches: &[Vec<ArrayRef>]) -> Result
             let bits_bytes = KeyBits::bytes_for(range);
             let small = bits_bytes <= SMALL_BITS
                 || bits_bytes <= BITS_PER_BLOOM.saturating_mul(KeyFilter::bytes_for(n, 1));
-            let test = if range.suits_bits() && small {
+            let test = if range.len <= MAX_FILTER_BITS && small {
                 let words = encoded.iter().flat_map(|e| e.tags().filter_map(S::word));
                 Test::Words {
                     range,
@@ -494,6 +501,36 @@ mod tests {
         assert_eq!(f.may_match(&[inside]).unwrap().count_set_bits(), 0);
         assert!(
             f.describe().contains("range [-700, 14297]"),
+            "{}",
+            f.describe()
+        );
+    }
+
+    /// TPC-H Q21's filters at scale 10: 700K orders keys over a range of
+    /// 60M. Bits of the range (7.5 MiB) take less than 4 times the Bloom
+    /// filter's 2 MiB: exact bits, beyond the L2 cache but without false
+    /// positives; a range past `MAX_FILTER_BITS` gets the Bloom filter.
+    #[test]
+    fn keys_over_a_wide_range_get_exact_bits_up_to_the_cap() {
+        let build: Vec<i64> = (0..700_000).map(|i| i * 85 + 37).collect();
+        let f =
+            RuntimeFilter::build(&[vec![i64s(build.iter().map(|&k| Some(k)).collect())]]).unwrap();
+        assert!(
+            matches!(f.test, Test::Words { bits: Some(_), .. }),
+            "{}",
+            f.describe()
+        );
+        let probe: Vec<Option<i64>> = (0..200_000).map(|i| Some(i * 300 + 1)).collect();
+        let want = probe
+            .iter()
+            .filter(|k| k.is_some_and(|k| k >= 37 && (k - 37) % 85 == 0 && k < 85 * 700_000))
+            .count();
+        assert_eq!(f.may_match(&[i64s(probe)]).unwrap().count_set_bits(), want);
+        let wider: Vec<i64> = (0..700_000).map(|i| i * 97 + 37).collect();
+        let f =
+            RuntimeFilter::build(&[vec![i64s(wider.iter().map(|&k| Some(k)).collect())]]).unwrap();
+        assert!(
+            matches!(f.test, Test::Words { bloom: Some(_), .. }),
             "{}",
             f.describe()
         );
