@@ -132,7 +132,26 @@ impl InlineKeys {
         if self.off || keys.len() != self.columns.len() || !self.pack(keys, rows) {
             return None;
         }
-        let k = self.columns.len();
+        // The key width as a constant: a key is then compared as an array
+        // of words (a few vector compares, no `memcmp` call per row).
+        let misses = match self.columns.len() {
+            1 => self.find_rows::<1>(),
+            2 => self.find_rows::<2>(),
+            3 => self.find_rows::<3>(),
+            _ => self.find_rows::<MAX_COLUMNS>(),
+        };
+        self.rows_seen = self.rows_seen.saturating_add(rows);
+        let entries = self.groups.len();
+        if entries > MAX_ENTRIES || (entries > MIN_JUDGED && 2 * entries > self.rows_seen) {
+            self.off = true;
+        }
+        Some(Lookup { misses })
+    }
+
+    /// The entry of each packed row of the batch into `batch_entries`, new
+    /// entries made for new keys; returns the rows that made them. `K` is
+    /// the number of key columns.
+    fn find_rows<const K: usize>(&mut self) -> Vec<u32> {
         let mut misses = Vec::new();
         let InlineKeys {
             table,
@@ -146,15 +165,29 @@ impl InlineKeys {
             ..
         } = self;
         batch_entries.clear();
+        batch_entries.reserve(batch_masks.len());
+        // The previous row's key and entry: a repeat costs no lookup.
+        let mut last: Option<([u128; K], u8, u32)> = None;
         for (row, (key, &mask)) in batch_words
-            .chunks_exact(k)
+            .chunks_exact(K)
             .zip(batch_masks.iter())
             .enumerate()
         {
-            let hash = words_hash(key, mask);
+            let Ok(key) = <[u128; K]>::try_from(key) else {
+                continue; // chunks_exact(K): always K words
+            };
+            if let Some((lk, lm, le)) = last
+                && lk == key
+                && lm == mask
+            {
+                batch_entries.push(le);
+                continue;
+            }
+            let hash = words_hash(&key, mask);
             let found = table.find(hash, |&e| {
                 let e = e as usize;
-                masks[e] == mask && &words[e * k..(e + 1) * k] == key
+                masks[e] == mask
+                    && <[u128; K]>::try_from(&words[e * K..(e + 1) * K]).is_ok_and(|w| w == key)
             });
             let entry = match found {
                 Some(&e) => e,
@@ -162,7 +195,7 @@ impl InlineKeys {
                     // Entries stay under MAX_ENTRIES + one call's rows,
                     // and a call's rows fit u32 (as group ids must).
                     let e = groups.len() as u32;
-                    words.extend_from_slice(key);
+                    words.extend_from_slice(&key);
                     masks.push(mask);
                     hashes.push(hash);
                     groups.push(u32::MAX);
@@ -172,14 +205,10 @@ impl InlineKeys {
                     e
                 }
             };
+            last = Some((key, mask, entry));
             batch_entries.push(entry);
         }
-        self.rows_seen = self.rows_seen.saturating_add(rows);
-        let entries = self.groups.len();
-        if entries > MAX_ENTRIES || (entries > MIN_JUDGED && 2 * entries > self.rows_seen) {
-            self.off = true;
-        }
-        Some(Lookup { misses })
+        misses
     }
 
     /// Turns the cache off for good (its last lookup cannot be resolved:
