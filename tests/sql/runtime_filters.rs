@@ -20,12 +20,7 @@ fn session_rf(tables: &[Table], threads: usize, batch_size: usize, on: bool) -> 
         runtime_filters: on,
         ..Config::default()
     };
-    let mut s = Session::new(config).expect("a session");
-    for t in tables {
-        s.register_batch(&t.name, t.batch())
-            .unwrap_or_else(|e| panic!("register {}: {e}", t.name));
-    }
-    s
+    session_configured(tables, config)
 }
 
 /// Queries over `a`, `b`, `c` (generated: NULL keys, a hot key,

@@ -21,12 +21,7 @@ fn session_shared(tables: &[Table], threads: usize, batch_size: usize, on: bool)
         shared_subplans: on,
         ..Config::default()
     };
-    let mut s = Session::new(config).expect("a session");
-    for t in tables {
-        s.register_batch(&t.name, t.batch())
-            .unwrap_or_else(|e| panic!("register {}: {e}", t.name));
-    }
-    s
+    session_configured(tables, config)
 }
 
 fn tables() -> Vec<Table> {

@@ -314,7 +314,19 @@ pub fn empty_session(threads: usize, batch_size: usize) -> Session {
 
 /// A session with these tables registered under their names.
 pub fn session_with(tables: &[Table], threads: usize, batch_size: usize) -> Session {
-    let mut s = empty_session(threads, batch_size);
+    session_configured(
+        tables,
+        Config {
+            threads,
+            batch_size,
+            ..Config::default()
+        },
+    )
+}
+
+/// A session of `config` with these tables registered under their names.
+pub fn session_configured(tables: &[Table], config: Config) -> Session {
+    let mut s = Session::new(config).expect("a session");
     for t in tables {
         s.register_batch(&t.name, t.batch())
             .unwrap_or_else(|e| panic!("register {}: {e}", t.name));
