@@ -19,6 +19,7 @@ mod error_words;
 mod errors;
 mod floats;
 mod fuzz;
+mod held_aggregates;
 mod hints;
 mod interval;
 mod join_aggregate;

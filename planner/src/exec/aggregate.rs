@@ -30,9 +30,11 @@
 mod accumulate;
 mod column_groups;
 mod combine;
+mod dictionary_keys;
 mod distinct;
 mod groups;
 mod inline_keys;
+mod lanes;
 mod min_max;
 mod packed_groups;
 mod spec;
@@ -51,6 +53,7 @@ use datafusion_expr::logical_plan::Aggregate;
 use rayon::prelude::*;
 
 use crate::exec::error::{ExecError, Result};
+use crate::exec::held_form;
 use crate::expr::{PhysicalExpr, QueryContext};
 use combine::{Finished, Partial, combine};
 use groups::GroupTable;
@@ -495,6 +498,14 @@ impl HashAggregate {
             .iter()
             .zip(&self.key_types)
             .map(|(g, t)| {
+                // A held table's string column of few values comes as its
+                // dictionary: the group table reads the codes.
+                if let Some(c) = g.as_column().and_then(|i| batch.columns().get(i))
+                    && matches!(c.data_type(), DataType::Dictionary(..))
+                    && held_form::is_narrow_form(c.data_type(), t)
+                {
+                    return Ok(c.clone());
+                }
                 let key = g.evaluate(batch)?;
                 if key.data_type() == t {
                     return Ok(key);

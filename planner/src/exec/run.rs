@@ -290,6 +290,51 @@ impl Run<'_> {
         }
     }
 
+    /// Runs filter `plan` into `sink` (which records the filter's
+    /// metrics). The columns of a held table's scan right below come
+    /// narrow (`scan`); with `widen` they are widened, only the rows kept,
+    /// else passed on narrow to a consumer that reads them as they are.
+    fn filter(&self, plan: &PhysicalPlan, widen: bool, sink: &Sink<'_>) -> Result<()> {
+        let Operator::Filter {
+            input,
+            predicate,
+            keep,
+        } = &plan.operator
+        else {
+            return Err(ExecError::Unsupported(
+                "internal: a filter's run got another operator".into(),
+            ));
+        };
+        let metrics = &plan.metrics;
+        let filter = |b: RecordBatch| {
+            let start = Instant::now();
+            let mask = predicate.evaluate_predicate(&b)?;
+            let kept = b.project(keep).map_err(|e| ExecError::arrow("filter", e))?;
+            let filtered = arrow_select::filter::filter_record_batch(&kept, &mask)
+                .map_err(|e| ExecError::arrow("filter", e))?;
+            if filtered.num_rows() == 0 {
+                metrics.add_time(start.elapsed());
+                return Ok(());
+            }
+            let filtered = if widen {
+                held_form::widen(filtered, plan.schema.fields())?
+            } else {
+                filtered
+            };
+            metrics.add_time(start.elapsed());
+            sink(filtered)
+        };
+        match &input.operator {
+            // A source reading files can skip what the filter cannot keep
+            // (Parquet row groups by their statistics).
+            Operator::Scan { columns, .. } => {
+                let hint = ScanFilter::from_predicate(predicate, &|i| columns.get(i).copied());
+                self.scan(input, hint.as_ref(), Some(predicate), &filter)
+            }
+            _ => self.push(input, &filter),
+        }
+    }
+
     pub(super) fn push(&self, plan: &PhysicalPlan, sink: &Sink<'_>) -> Result<()> {
         let filtered = |b: RecordBatch| self.tested(plan, b, sink);
         let sink: &Sink<'_> = if plan.runtime_filters.applied.is_empty()
@@ -312,38 +357,7 @@ impl Run<'_> {
                 }
                 Ok(())
             }
-            Operator::Filter {
-                input,
-                predicate,
-                keep,
-            } => {
-                let filter = |b: RecordBatch| {
-                    let start = Instant::now();
-                    let mask = predicate.evaluate_predicate(&b)?;
-                    let kept = b.project(keep).map_err(|e| ExecError::arrow("filter", e))?;
-                    let filtered = arrow_select::filter::filter_record_batch(&kept, &mask)
-                        .map_err(|e| ExecError::arrow("filter", e))?;
-                    if filtered.num_rows() == 0 {
-                        metrics.add_time(start.elapsed());
-                        return Ok(());
-                    }
-                    // The columns of a held table's scan come narrow
-                    // (`scan`): widened here, only the rows kept.
-                    let filtered = held_form::widen(filtered, plan.schema.fields())?;
-                    metrics.add_time(start.elapsed());
-                    out(filtered)
-                };
-                match &input.operator {
-                    // A source reading files can skip what the filter
-                    // cannot keep (Parquet row groups by their statistics).
-                    Operator::Scan { columns, .. } => {
-                        let hint =
-                            ScanFilter::from_predicate(predicate, &|i| columns.get(i).copied());
-                        self.scan(input, hint.as_ref(), Some(predicate), &filter)
-                    }
-                    _ => self.push(input, &filter),
-                }
-            }
+            Operator::Filter { .. } => self.filter(plan, true, &out),
             Operator::Project { input, exprs } => self.push(input, &|b: RecordBatch| {
                 let start = Instant::now();
                 let columns = exprs
@@ -364,12 +378,25 @@ impl Run<'_> {
             Operator::Aggregate { input, aggregate } => {
                 // Fused: the input pipeline's threads aggregate as they go.
                 let sink = aggregate.sink(self.budget)?;
-                self.push(input, &|b: RecordBatch| {
+                let into_sink = |b: RecordBatch| {
                     let start = Instant::now();
                     sink.push(&b)?;
                     metrics.add_time(start.elapsed());
                     Ok(())
-                })?;
+                };
+                // The aggregate reads a held table's narrow columns as they
+                // are (its keys and arguments widen what they must): a
+                // filter right below passes its rows on without widening.
+                match &input.operator {
+                    Operator::Filter { .. } if input.runtime_filters.applied.is_empty() => {
+                        let m = &input.metrics;
+                        self.filter(input, false, &|b: RecordBatch| {
+                            m.record(&b);
+                            into_sink(b)
+                        })?
+                    }
+                    _ => self.push(input, &into_sink)?,
+                }
                 let start = Instant::now();
                 let result = sink.finish(self.batch_size)?;
                 metrics.add_time(start.elapsed());

@@ -29,7 +29,9 @@ use arrow_array::{
 use arrow_buffer::{NullBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType};
 
+use super::lanes::{LANE_GROUPS, LANES, add_in_lanes, add_narrow};
 use crate::exec::error::{ExecError, Result};
+use crate::exec::held_form;
 use crate::expr::ExprError;
 
 /// Which rows of another partial aggregate's state belong to the partition
@@ -364,16 +366,6 @@ impl FlaggedAdd for f64 {
     }
 }
 
-/// Most groups for which a batch is summed in [`LANES`] interleaved sets
-/// of sums (folded at the end of the batch).
-const LANE_GROUPS: usize = 16;
-
-/// Interleaved sums: row `i` adds to set `i % LANES`. When consecutive
-/// rows belong to one group (few groups: TPC-H Q1 has four), one set of
-/// sums is a chain of dependent loads and stores through the same slot;
-/// four sets make four shorter chains that the CPU runs side by side.
-const LANES: usize = 4;
-
 impl<T: ArrowPrimitiveType<Native: FlaggedAdd>> SumAcc<T> {
     pub(super) fn new(name: Arc<str>, data_type: DataType) -> Self {
         SumAcc {
@@ -420,9 +412,25 @@ impl<T: ArrowPrimitiveType<Native: FlaggedAdd>> SumAcc<T> {
     }
 
     fn add(&mut self, groups: &[u32], values: &ArrayRef, n: usize) -> Result<()> {
-        let values = primitive::<T>(&self.name, values)?;
         self.sums.resize(n, T::Native::ZERO);
         self.seen.resize(n, false);
+        if values.data_type() != &self.data_type
+            && held_form::is_narrow_form(values.data_type(), &self.data_type)
+        {
+            // A held table's values in a narrow integer type (`lanes`).
+            let (sums, seen) = (&mut self.sums, &mut self.seen);
+            let exact = T::Native::EXACT_BOUND;
+            match add_narrow(groups, values, sums, seen, &mut self.bound, exact) {
+                Some(false) => return Ok(()),
+                Some(true) => {
+                    return Err(self.overflow(ArrowError::ArithmeticOverflow(
+                        "overflow adding to a sum".into(),
+                    )));
+                }
+                None => {}
+            }
+        }
+        let values = primitive::<T>(&self.name, values)?;
         if let Some(batch) = self.exact_in_any_order(values.values(), n) {
             let nulls = values.nulls().filter(|n| n.null_count() > 0);
             let (sums, seen) = (&mut self.sums, &mut self.seen);
@@ -496,6 +504,16 @@ impl<T: ArrowPrimitiveType<Native: FlaggedAdd>> Accumulator for SumAcc<T> {
 
     fn update_all(&mut self, values: Option<&ArrayRef>, _rows: usize) -> Result<()> {
         let Some(values) = values else { return Ok(()) };
+        // A held table's narrow values: one widening, then Arrow's sum.
+        let widened;
+        let values = if values.data_type() != &self.data_type
+            && held_form::is_narrow_form(values.data_type(), &self.data_type)
+        {
+            widened = held_form::widened(values, &self.data_type)?;
+            &widened
+        } else {
+            values
+        };
         let values = primitive::<T>(&self.name, values)?;
         self.sums.resize(1, T::Native::ZERO);
         self.seen.resize(1, false);
@@ -521,55 +539,6 @@ impl<T: ArrowPrimitiveType<Native: FlaggedAdd>> Accumulator for SumAcc<T> {
 
     fn finish(&mut self, n: usize) -> Result<ArrayRef> {
         Ok(Arc::new(self.array(n)))
-    }
-}
-
-/// `sums[groups[i]] += values[i]` for the valid rows, with wrapping
-/// additions in [`LANES`] interleaved sets of sums folded into `sums` at
-/// the end (exact: the caller proved that no sum overflows in any order);
-/// `seen` marks the groups that got a value.
-fn add_in_lanes<V: FlaggedAdd + ArrowNativeTypeOp, L: ArrowNativeTypeOp>(
-    groups: &[u32],
-    values: &[V],
-    nulls: Option<&NullBuffer>,
-    sums: &mut [V],
-    seen: &mut [bool],
-    to_lane: impl Fn(V) -> L,
-    from_lane: impl Fn(L) -> V,
-) {
-    let n = sums.len();
-    let mut lanes = vec![L::ZERO; LANES * n];
-    let mut lane_seen = vec![false; LANES * n];
-    let mut add = |i: usize, g: u32, v: V, valid: bool| {
-        let at = (i % LANES) * n + g as usize;
-        let v = if valid { to_lane(v) } else { L::ZERO };
-        lanes[at] = lanes[at].add_wrapping(v);
-        lane_seen[at] |= valid;
-    };
-    match nulls {
-        None => {
-            for (i, (&g, &v)) in groups.iter().zip(values).enumerate() {
-                add(i, g, v, true);
-            }
-        }
-        Some(nulls) => {
-            for (i, ((&g, &v), valid)) in groups.iter().zip(values).zip(nulls.iter()).enumerate() {
-                add(i, g, v, valid);
-            }
-        }
-    }
-    for (part, part_seen) in lanes
-        .chunks_exact(n.max(1))
-        .zip(lane_seen.chunks_exact(n.max(1)))
-    {
-        for ((sum, was_seen), (&v, &v_seen)) in sums
-            .iter_mut()
-            .zip(seen.iter_mut())
-            .zip(part.iter().zip(part_seen))
-        {
-            *sum = sum.add_wrapping(from_lane(v));
-            *was_seen |= v_seen;
-        }
     }
 }
 

@@ -44,6 +44,7 @@ use arrow_schema::DataType;
 use hashbrown::HashTable;
 
 use super::column_groups::ColumnTable;
+use super::dictionary_keys::CodeSlots;
 use super::inline_keys::InlineKeys;
 use super::packed_groups::PackedTable;
 use super::word_groups::WordTable;
@@ -70,6 +71,8 @@ pub(super) struct GroupTable {
     part_starts: Vec<usize>,
     /// Reused: rows of the current batch that created a group.
     new_rows: Vec<u32>,
+    /// Reused: the codes of key columns that come as dictionaries.
+    code_slots: CodeSlots,
 }
 
 #[derive(Debug)]
@@ -128,6 +131,7 @@ impl GroupTable {
             parts: Vec::new(),
             part_starts: Vec::new(),
             new_rows: Vec::new(),
+            code_slots: CodeSlots::default(),
         })
     }
 
@@ -148,6 +152,12 @@ impl GroupTable {
         rows: usize,
         ids: &mut Vec<u32>,
     ) -> Result<()> {
+        if keys
+            .iter()
+            .any(|k| matches!(k.data_type(), DataType::Dictionary(..)))
+        {
+            return self.intern_dictionaries(keys, rows, ids);
+        }
         ids.clear();
         ids.reserve(rows);
         self.new_rows.clear();
@@ -225,6 +235,50 @@ impl GroupTable {
             }
         }
         Ok(())
+    }
+
+    /// [`GroupTable::intern`] of keys some of which come as dictionaries
+    /// (a held table's string columns, see `dictionary_keys`): each
+    /// combination of codes of the batch is interned once, by its first
+    /// row's widened values; keys of too many combinations are widened
+    /// and interned row by row.
+    fn intern_dictionaries(
+        &mut self,
+        keys: &[ArrayRef],
+        rows: usize,
+        ids: &mut Vec<u32>,
+    ) -> Result<()> {
+        let widen = |k: &ArrayRef, t: &DataType| -> Result<ArrayRef> {
+            if k.data_type() == t {
+                return Ok(k.clone());
+            }
+            arrow_cast::cast(k, t).map_err(|e| ExecError::arrow("aggregate (group keys)", e))
+        };
+        let mut slots = std::mem::take(&mut self.code_slots);
+        let result = if slots.encode(keys, rows) {
+            let at = UInt32Array::from(slots.firsts.clone());
+            let firsts = keys
+                .iter()
+                .zip(&self.types)
+                .map(|(k, t)| {
+                    let taken = arrow_select::take::take(k.as_ref(), &at, None)
+                        .map_err(|e| ExecError::arrow("aggregate (group keys)", e))?;
+                    widen(&taken, t)
+                })
+                .collect::<Result<Vec<_>>>();
+            let mut first_groups = Vec::new();
+            firsts
+                .and_then(|f| self.intern(&f, at.len(), &mut first_groups))
+                .map(|()| slots.assign(&first_groups, ids))
+        } else {
+            keys.iter()
+                .zip(&self.types)
+                .map(|(k, t)| widen(k, t))
+                .collect::<Result<Vec<_>>>()
+                .and_then(|wide| self.intern(&wide, rows, ids))
+        };
+        self.code_slots = slots;
+        result
     }
 
     /// Merges the last two parts while the older is at most twice the

@@ -291,6 +291,19 @@ impl AggSpec {
         let Some(arg) = &self.arg else {
             return Ok(None);
         };
+        // A sum reads a held table's narrow values (and arithmetic over
+        // them) as unscaled integers (`lanes`), of the scale it sums at.
+        if matches!(self.func, Func::Sum | Func::Avg)
+            && !self.distinct
+            && (arg.data_type == self.input
+                || matches!(
+                    (&arg.data_type, &self.input),
+                    (DataType::Decimal128(_, a), DataType::Decimal128(_, b)) if a == b
+                ))
+            && let Some(narrow) = crate::expr::evaluate_narrow(arg, batch)?
+        {
+            return Ok(Some(narrow));
+        }
         let values = arg.evaluate(batch)?;
         if values.data_type() == &self.input
             || matches!(
