@@ -73,6 +73,7 @@ mod condition;
 mod cpu;
 mod error;
 mod filter;
+mod group_sums;
 mod hash;
 mod hugepage;
 mod join_type;
@@ -90,6 +91,7 @@ pub use condition::{CmpOp, RangeCondition, ordered_values, range_type_supported}
 pub use cpu::cpu_level;
 pub use error::{KernelError, Result};
 pub use filter::JoinFilter;
+pub use group_sums::{group_counts, group_sums};
 pub use hash::{HashJoin, HashJoinMode, RuntimeFilter};
 pub use join_type::{JoinSide, JoinType};
 pub use kernel::{

@@ -29,10 +29,11 @@ use arrow_array::{
 use arrow_buffer::{NullBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType};
 
-use super::lanes::{LANE_GROUPS, LANES, add_in_lanes, add_narrow};
+use super::lanes::{LANE_GROUPS, LANES, PASS_GROUPS, add_in_lanes, add_narrow};
 use crate::exec::error::{ExecError, Result};
 use crate::exec::held_form;
 use crate::expr::ExprError;
+use tenon_kernels::group_counts;
 
 /// Which rows of another partial aggregate's state belong to the partition
 /// being combined, and the groups they map to there.
@@ -137,6 +138,15 @@ impl Accumulator for CountAcc {
         self.counts.resize(n, 0);
         let nulls = values.and_then(|v| v.logical_nulls());
         let nulls = nulls.filter(|n| n.null_count() > 0);
+        if nulls.is_none() && n <= PASS_GROUPS {
+            // One vectorized pass per group (`lanes`).
+            let mut rows = [0i64; PASS_GROUPS];
+            group_counts(groups, &mut rows[..n]);
+            for (c, r) in self.counts.iter_mut().zip(rows) {
+                *c += r;
+            }
+            return Ok(());
+        }
         if n <= LANE_GROUPS && groups.len() >= LANES * n {
             // Interleaved counts, as for sums (see LANES).
             let mut lanes = vec![0i64; LANES * n];

@@ -20,11 +20,17 @@ use arrow_array::{Array, ArrayRef, ArrowNativeTypeOp};
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 
+use tenon_kernels::group_sums;
+
 use super::accumulate::FlaggedAdd;
 
 /// Most groups for which a batch is summed in [`LANES`] interleaved sets
 /// of sums (folded at the end of the batch).
 pub(super) const LANE_GROUPS: usize = 16;
+
+/// Most groups for which a batch without NULLs is summed in one pass over
+/// its rows per group ([`group_sums`]) rather than in lanes.
+pub(super) const PASS_GROUPS: usize = 8;
 
 /// Interleaved sums: row `i` adds to set `i % LANES`. When consecutive
 /// rows belong to one group (few groups: TPC-H Q1 has four), one set of
@@ -140,6 +146,16 @@ fn add_ints<N: Copy + Into<i64>, S: FlaggedAdd + ArrowNativeTypeOp>(
             && exact.is_some_and(|e| *bound <= e)
             && batch <= i64::MAX as u128
         {
+            if nulls.is_none() && n <= PASS_GROUPS {
+                // One vectorized pass per group (`group_sums`).
+                let (mut part, mut rows) = ([0i64; PASS_GROUPS], [0i64; PASS_GROUPS]);
+                group_sums(groups, values, &mut part[..n], &mut rows[..n]);
+                for (((sum, seen), &p), &r) in sums.iter_mut().zip(seen).zip(&part).zip(&rows) {
+                    *sum = sum.add_wrapping(S::from_i64(p));
+                    *seen |= r > 0;
+                }
+                return false;
+            }
             add_in_lanes(groups, values, nulls, sums, seen, |v| v.into(), S::from_i64);
             return false;
         }
