@@ -1,6 +1,8 @@
 //! GROUP BY over a filter of a table held in memory, which the aggregate
 //! reads narrow: string keys as one-byte dictionary codes, decimals and
-//! integers in narrow integer types. Property test against a naive
+//! integers in narrow integer types; and filters that evaluate an
+//! expression of a dictionary column once per dictionary value, or compare
+//! two narrow columns as they are held. Property test against a naive
 //! reference, over batches that are and are not held as dictionaries
 //! (a batch holding a string longer than 12 bytes keeps its strings), NULL
 //! keys and values, and every [`CONFIGS`] thread count and batch size.
@@ -155,6 +157,69 @@ proptest! {
                 prop_assert_eq!(
                     &run(&s, sql),
                     expected,
+                    "{} threads={} batch={}",
+                    sql,
+                    threads,
+                    batch_size
+                );
+            }
+        }
+    }
+}
+
+/// The filters of [`filters_over_a_held_table_match_the_reference`], each
+/// with its naive test of a row (SQL's three-valued logic: `None` is
+/// NULL, which a WHERE drops).
+fn filters() -> Vec<(&'static str, fn(&Row) -> Option<bool>)> {
+    fn f1(r: &Row) -> Option<&'static str> {
+        r.0.map(|i| FLAGS[i])
+    }
+    vec![
+        // Evaluated once per dictionary value, then looked up per row.
+        ("f1 IN ('A', 'R')", |r| f1(r).map(|f| f == "A" || f == "R")),
+        ("f1 NOT IN ('A', 'R')", |r| {
+            f1(r).map(|f| f != "A" && f != "R")
+        }),
+        ("f1 = 'N' OR f1 IS NULL", |r| {
+            Some(f1(r).is_none_or(|f| f == "N"))
+        }),
+        ("f1 LIKE '%R%'", |r| f1(r).map(|f| f.contains('R'))),
+        ("f1 < 'N'", |r| f1(r).map(|f| f < "N")),
+        ("CASE WHEN f1 = 'A' THEN 1 ELSE 2 END = 2", |r| {
+            Some(f1(r) != Some("A"))
+        }),
+        // Two columns held narrow for one type, in narrow types that may
+        // differ (p up to 5,000,000, d up to 10).
+        ("p < d", |r| Some(r.2? < r.3?)),
+        ("d >= p", |r| Some(r.3? >= r.2?)),
+        ("p = d", |r| Some(r.2? == r.3?)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn filters_over_a_held_table_match_the_reference(tables in batches()) {
+        let batches: Vec<RecordBatch> = tables.iter().map(|t| record_batch(t)).collect();
+        let expected: Vec<Vec<String>> = filters()
+            .iter()
+            .map(|(_, test)| {
+                let kept: Vec<&Row> =
+                    tables.iter().flatten().filter(|r| test(r) == Some(true)).collect();
+                let sum: i64 = kept.iter().map(|r| r.4).sum();
+                let sum = if kept.is_empty() { "NULL".to_string() } else { sum.to_string() };
+                vec![format!("{}|{sum}", kept.len())]
+            })
+            .collect();
+        for &(threads, batch_size) in &CONFIGS {
+            let mut s = empty_session(threads, batch_size);
+            s.register_batches("t", schema(), batches.clone()).unwrap();
+            for ((filter, _), want) in filters().iter().zip(&expected) {
+                let sql = format!("SELECT count(*), sum(day) FROM t WHERE {filter}");
+                prop_assert_eq!(
+                    &run(&s, &sql),
+                    want,
                     "{} threads={} batch={}",
                     sql,
                     threads,

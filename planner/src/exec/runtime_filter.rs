@@ -39,8 +39,9 @@
 //! lineitem at scale 10: 60M probe rows for 750K build rows): then it is
 //! always made.
 //! Otherwise the kernel probes each row as it comes, and the filter is
-//! made only when its test is cheaper than that probe (exact key bits in
-//! the L2 cache, no Bloom filter: [`RuntimeFilter::is_cheap`]) and its
+//! made only when its test is cheaper than that probe (exact key bits no
+//! larger than the L2 cache or than the join's own table, no Bloom filter:
+//! [`RuntimeFilter::is_cheaper_than_its_probe`]) and its
 //! keys fill at most [`MAX_PROBE_INPUT_DENSITY`] of their range, so that
 //! most rows can be expected to stop at the bits (TPC-H Q11 at scale 10:
 //! one nation's 4,049 suppliers drop 96% of partsupp's 8M rows at the
@@ -629,7 +630,7 @@ impl Slots {
             // it comes: made only when its test is cheaper than that probe
             // and can be expected to drop most rows before it.
             if f.at_probe_input && !f.joins_others && !collects_probe {
-                if !filter.is_cheap() {
+                if !filter.is_cheaper_than_its_probe() {
                     made.not_needed.push((f.id, COSTS_A_PROBE));
                     continue;
                 }

@@ -19,7 +19,7 @@ use crate::expr::error::{ExprError, Result};
 use crate::expr::narrow::{Operand, compare_operands, widened_value};
 use crate::expr::physical::{ArithOp, CompareOp, Node, PhysicalExpr};
 use crate::expr::value::Value;
-use crate::expr::{conditional, decimal, logic, scalar_fn, view_compare};
+use crate::expr::{conditional, decimal, dictionary, logic, scalar_fn, view_compare};
 use tenon_kernels::{canonical_floats, compare_scalar};
 
 impl PhysicalExpr {
@@ -31,6 +31,9 @@ impl PhysicalExpr {
     /// As [`PhysicalExpr::evaluate`].
     pub fn evaluate_value(&self, batch: &RecordBatch) -> Result<Value> {
         let arrow = |e: ArrowError| ExprError::arrow(&self.text, e);
+        if let Some(v) = dictionary::evaluate(self, batch)? {
+            return Ok(v);
+        }
         match &*self.node {
             Node::Column(i) => self.column(batch, *i),
             Node::Literal(v) => Ok(v.clone()),

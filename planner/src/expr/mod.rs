@@ -41,6 +41,7 @@ mod compile;
 mod conditional;
 mod context;
 pub(crate) mod decimal;
+mod dictionary;
 mod error;
 mod eval;
 mod interval;

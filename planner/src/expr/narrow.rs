@@ -83,6 +83,9 @@ pub(crate) fn compare_operands(
         (Operand::Value(Value::Scalar(s)), Operand::Narrow(c, t)) => {
             compare_narrow(op.flipped(), c, t, s)
         }
+        (Operand::Narrow(a, ta), Operand::Narrow(b, tb)) if ta == tb => {
+            compare_both_narrow(op, a, b).map_err(|e| ExprError::arrow(&expr.text, e))?
+        }
         _ => None,
     };
     if let Some(out) = narrow {
@@ -92,6 +95,37 @@ pub(crate) fn compare_operands(
     let (l, r) = (l.into_value(expr)?, r.into_value(expr)?);
     let out = compare(op, &l, &r).map_err(|e: ArrowError| ExprError::arrow(&expr.text, e))?;
     Ok(Value::from_kernel(std::sync::Arc::new(out), scalar))
+}
+
+/// `a <op> b` for two integer columns held narrow for the same type
+/// (`l_commitdate < l_receiptdate`, both days as 2-byte integers): the
+/// narrow integers are that type's values (a decimal's unscaled values of
+/// one scale, a date's days), so they compare as the values do; the
+/// narrower of two narrow types is widened to the other's, not both to the
+/// logical type. `None` for other columns (dictionaries).
+fn compare_both_narrow(
+    op: CompareOp,
+    a: &ArrayRef,
+    b: &ArrayRef,
+) -> std::result::Result<Option<BooleanArray>, ArrowError> {
+    let integer = |t: &DataType| {
+        matches!(
+            t,
+            DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
+        )
+    };
+    if !integer(a.data_type()) || !integer(b.data_type()) {
+        return Ok(None);
+    }
+    let wider = |x: &ArrayRef, than: &ArrayRef| -> std::result::Result<ArrayRef, ArrowError> {
+        if x.data_type().primitive_width() < than.data_type().primitive_width() {
+            arrow_cast::cast(x, than.data_type())
+        } else {
+            Ok(std::sync::Arc::clone(x))
+        }
+    };
+    let (a, b) = (wider(a, b)?, wider(b, a)?);
+    compare(op, &Value::Array(a), &Value::Array(b)).map(Some)
 }
 
 /// `column <op> scalar` for a narrow column standing for type `logical` and
@@ -219,6 +253,30 @@ mod tests {
             .map(|v| decimal(vec![Some(v)]))
             .collect();
         agrees_with_the_widened_column(prices, &constants);
+    }
+
+    #[test]
+    fn two_narrow_columns_of_one_type_compare_as_their_values() {
+        let wide = |v: Vec<Option<i128>>| -> ArrayRef {
+            Arc::new(
+                Decimal128Array::from(v)
+                    .with_precision_and_scale(15, 2)
+                    .unwrap(),
+            )
+        };
+        // One column held as Int8, the other as Int16.
+        let a = wide(vec![Some(5), None, Some(-100), Some(120), Some(3)]);
+        let b = wide(vec![Some(7), Some(1), Some(-100), Some(30_000), None]);
+        let batch = RecordBatch::try_from_iter([("a", a.clone()), ("b", b.clone())]).unwrap();
+        let held = held_form::compact(vec![batch]).pop().unwrap();
+        assert_ne!(held.column(0).data_type(), held.column(1).data_type());
+        for op in OPS {
+            let want = compare(op, &Value::Array(a.clone()), &Value::Array(b.clone())).unwrap();
+            let got = compare_both_narrow(op, held.column(0), held.column(1))
+                .unwrap()
+                .expect("compared narrow");
+            assert_eq!(got, want, "{op:?}");
+        }
     }
 
     #[test]

@@ -18,13 +18,17 @@
 //! of equal keys (input sorted or clustered by the key) costs one lookup.
 //!
 //! The spread is judged only once the table has seen at least one row per
-//! [`DENSE_SPREAD`] allocated slots (or holds more than
-//! [`DENSE_UNJUDGED_SLOTS`]): keys drawn at random from a dense range
-//! touch every page of it long before they have made most of its groups.
-//! TPC-H Q15 groups 2.3M rows by `l_suppkey` (100,000 keys in
-//! `1..=100000`, 25 pages) in batches of about 300 rows after its filter:
-//! judged after the first batch, 300 groups over 25 pages looked sparse,
-//! and the table hashed every row from then on.
+//! allocated slot (or holds more than [`DENSE_UNJUDGED_SLOTS`]): keys
+//! drawn at random from a dense range touch every page of it long before
+//! they have made most of its groups. TPC-H Q15 groups 2.3M rows by
+//! `l_suppkey` (100,000 keys in `1..=100000`, 25 pages) in batches of
+//! about 300 rows after its filter: judged after the first batch, 300
+//! groups over 25 pages looked sparse, and the table hashed every row from
+//! then on. Keys that arrive a hash partition at a time are sparser still
+//! at first: TPC-H Q13 groups the output of a partitioned join by
+//! `c_custkey` (150,000 keys, 32 partitions of spread keys, one after the
+//! other); judged after one row per 8 slots, the first partitions' keys
+//! looked sparse and every later row was hashed into a table beyond L2.
 //!
 //! NULL is a group of its own, outside both.
 //!
@@ -264,7 +268,7 @@ impl WordTable {
         self.rows_seen += values.len();
         if let Some(dense) = &self.dense {
             let slots = dense.allocated * PAGE;
-            let judged = self.rows_seen * DENSE_SPREAD >= slots || slots > DENSE_UNJUDGED_SLOTS;
+            let judged = self.rows_seen >= slots || slots > DENSE_UNJUDGED_SLOTS;
             if judged && slots > DENSE_MIN_SLOTS + DENSE_SPREAD * self.words.len() {
                 self.move_to_map();
             }
@@ -421,6 +425,30 @@ mod tests {
         assert_eq!(ids, reference(&dense_range));
         let (_, dense) = interned(&draw(10_000_000));
         assert!(!dense);
+    }
+
+    /// The keys of a dense range arriving a hash partition at a time (the
+    /// output of a partitioned join, TPC-H Q13's `c_custkey`): each
+    /// partition's keys are spread over the whole range, so the first
+    /// partitions alone look sparse; the table stays dense (it moved to the
+    /// map after the first three partitions when the spread was judged
+    /// after one row per 8 slots).
+    #[test]
+    fn keys_arriving_a_hash_partition_at_a_time_stay_dense() {
+        let keys = 150_000_i64;
+        let partitions = 32;
+        let part = |k: i64| (tenon_kernels::hash_u64(k as u64) % partitions) as i64;
+        let mut rows: Vec<Option<i64>> = Vec::new();
+        for p in 0..partitions as i64 {
+            // Ten rows a key, as ten orders a customer.
+            for _ in 0..10 {
+                rows.extend((1..=keys).filter(|&k| part(k) == p).map(Some));
+            }
+        }
+        let batches: Vec<Vec<Option<i64>>> = rows.chunks(8192).map(<[_]>::to_vec).collect();
+        let (ids, dense) = interned(&batches);
+        assert!(dense);
+        assert_eq!(ids, reference(&batches));
     }
 
     #[test]
