@@ -167,10 +167,13 @@ proptest! {
     }
 }
 
+/// A row's naive test: `None` is SQL's NULL.
+type RowTest = fn(&Row) -> Option<bool>;
+
 /// The filters of [`filters_over_a_held_table_match_the_reference`], each
 /// with its naive test of a row (SQL's three-valued logic: `None` is
 /// NULL, which a WHERE drops).
-fn filters() -> Vec<(&'static str, fn(&Row) -> Option<bool>)> {
+fn filters() -> Vec<(&'static str, RowTest)> {
     fn f1(r: &Row) -> Option<&'static str> {
         r.0.map(|i| FLAGS[i])
     }
