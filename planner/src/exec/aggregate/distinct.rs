@@ -118,6 +118,8 @@ impl Accumulator for DistinctAcc {
         }
         let values = arrow_select::take::take(state[1].as_ref(), &UInt32Array::from(keep), None)
             .map_err(|e| ExecError::arrow(self.context(), e))?;
+        // A partial's pairs are distinct: as many new pairs at most.
+        self.pairs.reserve(groups.len());
         self.add(UInt32Array::from(groups), &values)
     }
 

@@ -135,6 +135,16 @@ impl GroupTable {
         })
     }
 
+    /// Makes room for `additional` more groups of packed keys at once,
+    /// instead of growing the table by rehashing as they come (a combine
+    /// that regroups a partial's millions of distinct pairs knows their
+    /// count up front). Other kinds grow as they go.
+    pub(super) fn reserve(&mut self, additional: usize) {
+        if let Kind::Packed(t) = &mut self.kind {
+            t.reserve(additional);
+        }
+    }
+
     /// Number of groups so far.
     pub(super) fn num_groups(&self) -> usize {
         self.num_groups

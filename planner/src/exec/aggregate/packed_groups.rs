@@ -68,6 +68,19 @@ impl PackedTable {
         &self.hashes
     }
 
+    /// Makes room for `additional` more groups without rehashing.
+    pub(super) fn reserve(&mut self, additional: usize) {
+        let PackedTable {
+            table,
+            hashes,
+            keys,
+            ..
+        } = self;
+        table.reserve(additional, |&g| hashes[g as usize]);
+        hashes.reserve(additional);
+        keys.reserve(additional);
+    }
+
     /// Group ids of the rows of `keys` into `ids`, creating groups (their
     /// rows into `new_rows`).
     pub(super) fn intern(
