@@ -51,6 +51,7 @@ use rayon::prelude::*;
 
 use super::bloom::{FilterStats, KeyFilter};
 use super::dense::{KeyBits, KeyRange};
+use super::table::JoinTable;
 use crate::error::{KernelError, Result};
 use crate::kernel::dispatch::with_key_encoding;
 use crate::keys::{KeyKind, KeySource, hash_u64, key_nulls};
@@ -258,8 +259,8 @@ impl RuntimeFilter {
 
     /// Whether a test costs less per row than a hash join's probe of a
     /// table of this filter's keys: [`RuntimeFilter::is_cheap`], or exact
-    /// key bits no larger than that table (1.5 slots a key, rounded up to
-    /// a power of two, 16 bytes each): a bit test hashes nothing and reads
+    /// key bits no larger than that table (the join's own sizing,
+    /// `JoinTable::bytes_for`, for word keys): a bit test hashes nothing and reads
     /// one bit where the probe reads a slot, so it is the cheaper random
     /// read. TPC-H Q21's semi join of lineitem probes a table of 73K
     /// `l_orderkey`s (2 MiB) for each of 6M rows, with a residual test on
@@ -290,8 +291,7 @@ impl RuntimeFilter {
         else {
             return false;
         };
-        let slots = (self.keys + self.keys / 2).max(1).next_power_of_two();
-        bits.bytes() <= slots.saturating_mul(16)
+        bits.bytes() <= JoinTable::<u64>::bytes_for(&[self.keys])
     }
 
     /// Whether nothing passes (the build side had no non-NULL key).

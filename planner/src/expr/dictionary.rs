@@ -50,13 +50,12 @@ pub(crate) fn evaluate(expr: &PhysicalExpr, batch: &RecordBatch) -> Result<Optio
     let Some(column) = batch.columns().get(index) else {
         return Ok(None);
     };
-    if !matches!(column.data_type(), DataType::Dictionary(k, _) if **k == DataType::UInt8)
-        || !held_form::is_narrow_form(column.data_type(), logical)
-        || expr.may_fail()
-    {
+    if !held_form::is_narrow_form(column.data_type(), logical) || expr.may_fail() {
         return Ok(None);
     }
-    let dictionary = column.as_dictionary::<UInt8Type>();
+    let Some(dictionary) = column.as_dictionary_opt::<UInt8Type>() else {
+        return Ok(None);
+    };
     let values = dictionary.values();
     if batch.num_rows() <= values.len() {
         return Ok(None);
@@ -129,7 +128,10 @@ fn looked_up(
         BooleanBuffer::collect_bool(codes.len(), |i| table[usize::from(codes[i])])
     };
     let mut values = table_lookup(&truth);
-    let mut valid = (answers.null_count() > 0).then(|| table_lookup(&known));
+    // Usually only NULL's own answer is NULL (`s = 'AIR'`): the codes'
+    // validity then needs no pass over the rows.
+    let some_code_unknown = known[..null_at].iter().any(|k| !k);
+    let mut valid = some_code_unknown.then(|| table_lookup(&known));
     if let Some(code_nulls) = code_nulls.filter(|n| n.null_count() > 0) {
         // Rows whose code is NULL take the answer for NULL.
         let is_code = code_nulls.inner();

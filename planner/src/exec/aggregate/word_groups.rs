@@ -27,8 +27,8 @@
 //! then on. Keys that arrive a hash partition at a time are sparser still
 //! at first: TPC-H Q13 groups the output of a partitioned join by
 //! `c_custkey` (150,000 keys, 32 partitions of spread keys, one after the
-//! other); judged after one row per 8 slots, the first partitions' keys
-//! looked sparse and every later row was hashed into a table beyond L2.
+//! other); judged sooner, the first partitions' keys would look sparse
+//! and every later row would be hashed into a table beyond L2.
 //!
 //! NULL is a group of its own, outside both.
 //!
