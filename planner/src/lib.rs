@@ -42,3 +42,4 @@ pub mod expr;
 pub mod hints;
 pub mod prepare;
 pub mod sql;
+pub mod table_function;

@@ -15,6 +15,7 @@
 mod adapt;
 mod aggregate;
 mod error;
+mod expand;
 pub mod held_form;
 mod join_aggregate;
 mod join_run;

@@ -62,6 +62,24 @@ pub enum Operator {
         /// The expressions over the input's columns.
         exprs: Vec<PhysicalExpr>,
     },
+    /// Each input row joined with the elements of its collections
+    /// (`UNNEST`) or the rows a table function returns for it: streaming,
+    /// in output batches of at most the batch size (module `expand`).
+    Expand {
+        /// The input.
+        input: Box<PhysicalPlan>,
+        /// The arguments, over the input's columns.
+        args: Vec<PhysicalExpr>,
+        /// What each row is joined with.
+        kind: crate::sql::ExpandKind,
+        /// LEFT: a row without elements is kept once with NULLs.
+        outer: bool,
+        /// The input columns carried to the output, before the
+        /// expansion's own.
+        keep: Vec<usize>,
+        /// The SQL text, for EXPLAIN.
+        text: String,
+    },
     /// A join run by one of the kernels.
     Join {
         /// The left input.
@@ -234,6 +252,7 @@ impl PhysicalPlan {
             Operator::Scan { .. } | Operator::Values { .. } => vec![],
             Operator::Filter { input, .. }
             | Operator::Project { input, .. }
+            | Operator::Expand { input, .. }
             | Operator::Aggregate { input, .. }
             | Operator::JoinAggregate { input, .. }
             | Operator::Sort { input, .. }
@@ -252,6 +271,7 @@ impl PhysicalPlan {
             Operator::Scan { .. } | Operator::Values { .. } => vec![],
             Operator::Filter { input, .. }
             | Operator::Project { input, .. }
+            | Operator::Expand { input, .. }
             | Operator::Aggregate { input, .. }
             | Operator::JoinAggregate { input, .. }
             | Operator::Sort { input, .. }
@@ -301,6 +321,16 @@ impl PhysicalPlan {
                 batches.iter().map(|b| b.num_rows()).sum::<usize>()
             ),
             Operator::Filter { predicate, .. } => format!("Filter: {predicate}"),
+            Operator::Expand {
+                kind, outer, text, ..
+            } => {
+                let what = match kind {
+                    crate::sql::ExpandKind::Unnest { .. } => "unnest".to_string(),
+                    crate::sql::ExpandKind::Function(f) => format!("table function {}", f.name()),
+                };
+                let join = if *outer { "LEFT" } else { "CROSS" };
+                format!("Expand: {what} ({join} JOIN {text})")
+            }
             Operator::Project { exprs, .. } => format!(
                 "Project: [{}]",
                 cols(exprs.iter().map(|e| e.to_string()).collect())

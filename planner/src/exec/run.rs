@@ -358,6 +358,7 @@ impl Run<'_> {
                 Ok(())
             }
             Operator::Filter { .. } => self.filter(plan, true, &out),
+            Operator::Expand { .. } => self.expand(plan, &out),
             Operator::Project { input, exprs } => self.push(input, &|b: RecordBatch| {
                 let start = Instant::now();
                 let columns = exprs

@@ -24,6 +24,7 @@ use super::blocks::block_marker_udf;
 use super::error::SqlError;
 use super::time_join::time_join_marker_udf;
 use super::wildcard::wildcard_marker_udf;
+use crate::table_function::TableFunction;
 
 /// Statistics about a table that the physical planner's cost model reads
 /// (docs/hints.md H15). Every field is optional: unknown is a valid answer.
@@ -170,6 +171,8 @@ pub struct Catalog {
     tables: BTreeMap<String, CatalogTable>,
     views: BTreeMap<String, ViewDef>,
     temporal_functions: BTreeMap<String, TemporalFunction>,
+    /// Table functions by lower-case name, the built-ins first.
+    table_functions: BTreeMap<String, Arc<dyn TableFunction>>,
     options: ConfigOptions,
 }
 
@@ -186,8 +189,28 @@ impl Catalog {
             tables: BTreeMap::new(),
             views: BTreeMap::new(),
             temporal_functions: BTreeMap::new(),
+            table_functions: crate::table_function::built_in()
+                .into_iter()
+                .map(|f| (f.name().to_lowercase(), f))
+                .collect(),
             options: ConfigOptions::default(),
         }
+    }
+
+    /// Registers (or replaces) a table function, called from SQL as
+    /// `LATERAL TABLE(name(...))` (module [`crate::table_function`]).
+    pub fn register_table_function(&mut self, f: Arc<dyn TableFunction>) {
+        self.table_functions.insert(f.name().to_lowercase(), f);
+    }
+
+    /// The table function called `name` (any case), if registered.
+    pub fn table_function(&self, name: &str) -> Option<&Arc<dyn TableFunction>> {
+        self.table_functions.get(&name.to_lowercase())
+    }
+
+    /// The names of the table functions, sorted.
+    pub fn table_function_names(&self) -> Vec<String> {
+        self.table_functions.keys().cloned().collect()
     }
 
     /// Registers (or replaces) a table without statistics.

@@ -123,7 +123,8 @@ impl TableSource for ViewSource {
 /// Plans one marked statement with `SqlToRel`, a plain `*` of its own
 /// SELECT expanded by tenon (`super::wildcard`: linear in the columns);
 /// when that does not apply or fails, the statement as it is.
-fn plan_statement(expansion: &Expansion<'_>, statement: Statement) -> DfResult<LogicalPlan> {
+fn plan_statement(expansion: &Expansion<'_>, mut statement: Statement) -> DfResult<LogicalPlan> {
+    super::expand::rewrite_expansions(&mut statement, expansion.catalog).map_err(external)?;
     if let Some(marked) = wildcard::mark_wildcards(&statement) {
         let planned = SqlToRel::new(expansion)
             .sql_statement_to_plan(marked.statement.clone())
@@ -425,6 +426,21 @@ impl ContextProvider for Expansion<'_> {
 
     fn get_expr_planners(&self) -> &[Arc<dyn ExprPlanner>] {
         self.catalog.get_expr_planners()
+    }
+
+    fn get_table_function_source(
+        &self,
+        name: &str,
+        args: Vec<datafusion_expr::Expr>,
+    ) -> DfResult<Arc<dyn TableSource>> {
+        if name == super::expand::EXPAND_MARKER {
+            return super::expand::expand_source(self.catalog, args);
+        }
+        Err(external(SqlError::Unsupported(format!(
+            "`{name}(...)` in FROM: call a table function as `LATERAL TABLE({name}(...))` \
+             (known: {})",
+            self.catalog.table_function_names().join(", ")
+        ))))
     }
 
     fn get_function_meta(&self, name: &str) -> Option<Arc<ScalarUDF>> {

@@ -31,7 +31,7 @@ use crate::exec::shared::SharedPlans;
 use crate::exec::source::Tables;
 use crate::exec::{ExecError, HashAggregate, Result, SortExec};
 use crate::expr::{PhysicalExpr, QueryContext};
-use crate::sql::as_set_operation;
+use crate::sql::{Expand, as_expand, as_set_operation};
 use tenon_kernels::MemoryBudget;
 
 mod join;
@@ -183,6 +183,13 @@ fn cast_columns(plan: PhysicalPlan, types: &[DataType]) -> Result<PhysicalPlan> 
     ))
 }
 
+/// For a match arm whose guard already found the node.
+fn unreachable_node() -> Result<Lowered> {
+    Err(ExecError::Unsupported(
+        "internal: a plan node changed while it was lowered".into(),
+    ))
+}
+
 /// A plain column reference to column `i` of a batch of `schema`.
 fn column_expr(schema: &SchemaRef, i: usize, name: &str) -> PhysicalExpr {
     PhysicalExpr::column_ref(i, schema.field(i).data_type().clone(), name)
@@ -234,12 +241,52 @@ impl Lowering<'_> {
             LogicalPlan::Extension(_) if as_set_operation(plan).is_some() => {
                 self.set_operation(plan)
             }
+            LogicalPlan::Extension(_) if as_expand(plan).is_some() => match as_expand(plan) {
+                Some(e) => self.expand(e, need),
+                None => unreachable_node(),
+            },
             other => Err(ExecError::Unsupported(format!(
                 "{} in a query plan: tenon runs scans, filters, projections, joins, \
                  aggregates, DISTINCT, ORDER BY, LIMIT, UNION ALL, INTERSECT and EXCEPT",
                 node_name(other)
             ))),
         }
+    }
+
+    /// An expansion: the `need`ed input columns carried, then all of the
+    /// expansion's own.
+    fn expand(&mut self, e: &Expand, need: &[usize]) -> Result<Lowered> {
+        let input_schema = e.input.schema();
+        let width = input_schema.fields().len();
+        let args = PhysicalExpr::compile_each(e.args.iter(), input_schema, self.ctx)?;
+        let carried: Vec<usize> = need.iter().copied().filter(|&c| c < width).collect();
+        let child_need = union(carried.clone(), args.iter().flat_map(|a| a.columns()));
+        let child = self.child(&e.input, &child_need)?;
+        let pos = child.positions(width);
+        let args: Vec<PhysicalExpr> = args.iter().map(|a| bind(a, &pos)).collect();
+        let keep: Vec<usize> = carried.iter().map(|&c| pos[c]).collect();
+        let mut fields: Vec<Field> = keep
+            .iter()
+            .map(|&i| child.plan.schema.field(i).clone())
+            .collect();
+        let total = e.schema.fields().len();
+        fields.extend((width..total).map(|c| e.schema.field(c).as_ref().clone()));
+        let mut cols = carried;
+        cols.extend(width..total);
+        Ok(Lowered {
+            plan: PhysicalPlan::new(
+                Operator::Expand {
+                    input: Box::new(child.plan),
+                    args,
+                    kind: e.kind.clone(),
+                    outer: e.outer,
+                    keep,
+                    text: e.text.clone(),
+                },
+                schema_of(fields),
+            ),
+            cols,
+        })
     }
 
     /// Rows for which the predicate holds, then the `need`ed columns.

@@ -50,7 +50,7 @@ use tenon_kernels::CmpOp;
 
 pub use check::time_like;
 pub(crate) use check::{check_time_joins, hide_tombstones, time_type};
-pub(crate) use rewrite::{rewrite_time_joins, version_after_subquery};
+pub(crate) use rewrite::{rewrite_time_joins, single_name, version_after_subquery};
 
 /// Name of the marker function (see the module docs).
 pub(crate) const TIME_JOIN_MARKER: &str = "__tenon_time_join";

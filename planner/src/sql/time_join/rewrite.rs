@@ -110,7 +110,7 @@ struct InScope<'a> {
     table: Option<&'a CatalogTable>,
 }
 
-pub(super) fn single_name(name: &ObjectName) -> Option<String> {
+pub(crate) fn single_name(name: &ObjectName) -> Option<String> {
     match name.0.as_slice() {
         [ObjectNamePart::Identifier(ident)] => Some(fold_ident(ident)),
         _ => None,
