@@ -89,8 +89,56 @@ pub(crate) fn compile(c: &Compiler<'_>, f: &ScalarFunction, text: String) -> Res
             let (a, b) = (cast_to(a, &t, &text)?, cast_to(b, &t, &text)?);
             Ok(PhysicalExpr::new(Node::NullIf(a, b), t, text))
         }
+        "array_element" if args.len() == 2 => array_element(c, f, args, text),
         _ => udf(c, f, args, text),
     }
+}
+
+/// `arr[i]`: 1-based, as in Flink; an index past either end (0 or
+/// negative included) gives NULL, where DataFusion's `array_element`
+/// counts a negative index from the end. A literal 0 is refused, since it
+/// is always a mistake for a 1-based index.
+fn array_element(
+    c: &Compiler<'_>,
+    f: &ScalarFunction,
+    args: Vec<PhysicalExpr>,
+    text: String,
+) -> Result<PhysicalExpr> {
+    let literal_index = match &*args[1].node {
+        Node::Literal(v) => ScalarValue::try_from_array(v.inner().as_ref(), 0)
+            .ok()
+            .and_then(|s| s.cast_to(&DataType::Int64).ok()),
+        _ => None,
+    };
+    if let Some(ScalarValue::Int64(Some(i))) = literal_index
+        && i <= 0
+    {
+        if i == 0 {
+            return Err(ExprError::unsupported(
+                text,
+                "arrays are 1-based (as in Flink and the SQL standard): the first element is \
+                 `arr[1]`",
+            ));
+        }
+        let call = udf(c, f, args, text.clone())?;
+        let null = ScalarValue::try_from(call.data_type())
+            .map_err(|e| ExprError::datafusion(&text, e))?;
+        return literal(&null, text);
+    }
+    let positive = c.compile(&f.args[1].clone().gt_eq(datafusion_expr::lit(1i64)))?;
+    let call = udf(c, f, args, text.clone())?;
+    if literal_index.is_some() {
+        return Ok(call);
+    }
+    let t = call.data_type().clone();
+    Ok(PhysicalExpr::new(
+        Node::Case {
+            branches: vec![(positive, call)],
+            otherwise: None,
+        },
+        t,
+        text,
+    ))
 }
 
 /// A DataFusion function called through its `invoke_with_args`.

@@ -346,7 +346,8 @@ fn registry() -> &'static FunctionRegistry {
         scalar.insert(wildcard.name().to_string(), wildcard);
         let time_join = Arc::new(time_join_marker_udf());
         scalar.insert(time_join.name().to_string(), time_join);
-        for f in datafusion_functions::all_default_functions() {
+        let nested = datafusion_functions_nested::all_default_nested_functions();
+        for f in datafusion_functions::all_default_functions().into_iter().chain(nested) {
             for alias in f.aliases() {
                 scalar.insert(alias.clone(), Arc::clone(&f));
             }
@@ -361,6 +362,8 @@ fn registry() -> &'static FunctionRegistry {
         }
         let planners: Vec<Arc<dyn ExprPlanner>> = vec![
             Arc::new(datafusion_functions::core::planner::CoreFunctionPlanner::default()),
+            Arc::new(datafusion_functions_nested::planner::NestedFunctionPlanner),
+            Arc::new(datafusion_functions_nested::planner::FieldAccessPlanner),
             Arc::new(datafusion_functions::unicode::planner::UnicodeFunctionPlanner),
             Arc::new(datafusion_functions::datetime::planner::DatetimeFunctionPlanner),
             Arc::new(datafusion_functions_aggregate::planner::AggregateFunctionPlanner),

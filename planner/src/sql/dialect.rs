@@ -26,7 +26,8 @@
 
 use std::any::TypeId;
 
-use sqlparser::ast::Expr;
+use sqlparser::ast::{Expr, Map, MapEntry};
+use sqlparser::tokenizer::Token;
 use sqlparser::dialect::{Dialect, GenericDialect, Precedence};
 use sqlparser::keywords::{self, Keyword};
 use sqlparser::parser::{Parser, ParserError};
@@ -110,6 +111,43 @@ impl Dialect for TenonDialect {
     /// time-join rewrite.
     fn supports_table_versioning(&self) -> bool {
         true
+    }
+
+    /// Flink's map constructor `MAP['k1', v1, 'k2', v2]`: key, value,
+    /// key, value, ... as the map literal `MAP {'k1': v1, 'k2': v2}`.
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        let is_map = matches!(&parser.peek_token().token,
+            Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("map"));
+        if !is_map || parser.peek_nth_token(1).token != Token::LBracket {
+            return None;
+        }
+        let start = parser.next_token().span.start;
+        parser.next_token();
+        let values = match parser.parse_comma_separated(Parser::parse_expr) {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        };
+        if let Err(e) = parser.expect_token(&Token::RBracket) {
+            return Some(Err(e));
+        }
+        if values.len() % 2 != 0 {
+            return Some(Err(ParserError::ParserError(format!(
+                "MAP[...] takes keys and values in turn (`MAP['a', 1, 'b', 2]`), an even number \
+                 of them, not {} at Line: {}, Column: {}",
+                values.len(),
+                start.line,
+                start.column
+            ))));
+        }
+        let mut it = values.into_iter();
+        let mut entries = Vec::new();
+        while let (Some(key), Some(value)) = (it.next(), it.next()) {
+            entries.push(MapEntry {
+                key: Box::new(key),
+                value: Box::new(value),
+            });
+        }
+        Some(Ok(Expr::Map(Map { entries })))
     }
 
     fn parse_infix(
