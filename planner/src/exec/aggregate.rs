@@ -28,6 +28,7 @@
 //! * Output order is unspecified (by partition, then by first appearance).
 
 mod accumulate;
+mod collection;
 mod column_groups;
 mod combine;
 mod dictionary_keys;
@@ -414,7 +415,7 @@ impl HashAggregate {
             } else {
                 (threads * 4).next_power_of_two().min(MAX_PARTITIONS)
             };
-            let pairs = self.aggs.iter().any(AggSpec::is_distinct);
+            let pairs = self.aggs.iter().any(AggSpec::state_is_pairs);
             combine(partials, partitions, pairs, &|| self.new_partial(state))?
         };
         let mut out = Vec::new();

@@ -36,6 +36,7 @@
 //! See [`PhysicalExpr::compile`].
 
 mod coerce;
+pub(crate) mod collection_fn;
 mod column_index;
 mod compile;
 mod conditional;

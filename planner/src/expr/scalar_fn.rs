@@ -121,8 +121,8 @@ fn array_element(
             ));
         }
         let call = udf(c, f, args, text.clone())?;
-        let null = ScalarValue::try_from(call.data_type())
-            .map_err(|e| ExprError::datafusion(&text, e))?;
+        let null =
+            ScalarValue::try_from(call.data_type()).map_err(|e| ExprError::datafusion(&text, e))?;
         return literal(&null, text);
     }
     let positive = c.compile(&f.args[1].clone().gt_eq(datafusion_expr::lit(1i64)))?;

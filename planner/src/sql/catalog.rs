@@ -347,14 +347,25 @@ fn registry() -> &'static FunctionRegistry {
         let time_join = Arc::new(time_join_marker_udf());
         scalar.insert(time_join.name().to_string(), time_join);
         let nested = datafusion_functions_nested::all_default_nested_functions();
-        for f in datafusion_functions::all_default_functions().into_iter().chain(nested) {
+        // tenon's own after DataFusion's: its `cardinality` counts a
+        // multiset's repeats
+        let own = crate::expr::collection_fn::scalar_functions();
+        for f in datafusion_functions::all_default_functions()
+            .into_iter()
+            .chain(nested)
+            .chain(own)
+        {
             for alias in f.aliases() {
                 scalar.insert(alias.clone(), Arc::clone(&f));
             }
             scalar.insert(f.name().to_string(), f);
         }
         let mut aggregate = HashMap::new();
-        for f in datafusion_functions_aggregate::all_default_aggregate_functions() {
+        let own = crate::expr::collection_fn::aggregate_functions();
+        for f in datafusion_functions_aggregate::all_default_aggregate_functions()
+            .into_iter()
+            .chain(own)
+        {
             for alias in f.aliases() {
                 aggregate.insert(alias.to_lowercase(), Arc::clone(&f));
             }

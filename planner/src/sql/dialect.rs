@@ -27,10 +27,10 @@
 use std::any::TypeId;
 
 use sqlparser::ast::{Expr, Map, MapEntry};
-use sqlparser::tokenizer::Token;
 use sqlparser::dialect::{Dialect, GenericDialect, Precedence};
 use sqlparser::keywords::{self, Keyword};
 use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
 
 /// How many levels of recursion the SQL parser may use for one statement
 /// (sqlparser's default is 50): a nested parenthesis, subquery, `NOT` or

@@ -30,6 +30,7 @@ use datafusion_expr::Expr;
 use datafusion_expr::expr::AggregateFunction;
 
 use super::accumulate::{Accumulator, AvgAcc, CountAcc, SumAcc, overflow};
+use super::collection::{CollectionAcc, Make, output_type};
 use super::distinct::DistinctAcc;
 use super::min_max::min_max;
 use crate::exec::error::{ExecError, Result};
@@ -37,7 +38,8 @@ use crate::expr::{PhysicalExpr, QueryContext};
 
 /// What tenon aggregates, for error messages.
 const SUPPORTED: &str = "tenon runs count(*), count(x), sum, min, max and avg (alias mean), \
-                         with DISTINCT and FILTER (WHERE ...)";
+                         with DISTINCT and FILTER (WHERE ...), and array_agg and collect \
+                         (with FILTER)";
 
 /// The aggregate functions tenon runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +54,10 @@ pub(crate) enum Func {
     Min,
     /// `max(x)`.
     Max,
+    /// `array_agg(x)`: the values as an array.
+    ArrayAgg,
+    /// `collect(x)`: the values as a multiset.
+    Collect,
 }
 
 /// An aggregate call that reads one input column as it is (or no column:
@@ -141,6 +147,8 @@ impl AggSpec {
             "avg" | "mean" => Func::Avg,
             "min" => Func::Min,
             "max" => Func::Max,
+            "array_agg" => Func::ArrayAgg,
+            "collect" => Func::Collect,
             other => {
                 return Err(ExecError::Unsupported(format!(
                     "aggregate function `{other}` in `{name}`; {SUPPORTED}"
@@ -153,6 +161,20 @@ impl AggSpec {
                 params.args.len()
             )));
         };
+        let collection = matches!(func, Func::ArrayAgg | Func::Collect);
+        if collection && params.distinct {
+            return Err(ExecError::Unsupported(format!(
+                "`{name}` with DISTINCT: tenon runs array_agg and collect over all values \
+                 (a multiset counts repeats: `collect(x)`; distinct values: `array_agg(x)` \
+                 over `SELECT DISTINCT`)"
+            )));
+        }
+        if collection && !params.order_by.is_empty() {
+            return Err(ExecError::Unsupported(format!(
+                "`{name}` with ORDER BY inside the call: not supported yet; array_agg's \
+                 elements come in arrival order"
+            )));
+        }
         let filter = params
             .filter
             .as_deref()
@@ -212,7 +234,10 @@ impl AggSpec {
 
     /// The call as a [`ColumnCall`], when it is one.
     pub(super) fn column_call(&self) -> Option<ColumnCall> {
-        if self.distinct || self.filter.is_some() {
+        if self.distinct
+            || self.filter.is_some()
+            || matches!(self.func, Func::ArrayAgg | Func::Collect)
+        {
             return None;
         }
         let column = match &self.arg {
@@ -228,9 +253,10 @@ impl AggSpec {
         })
     }
 
-    /// Whether the aggregate needs distinct values (its state is pairs).
-    pub(super) fn is_distinct(&self) -> bool {
-        self.distinct
+    /// Whether the aggregate's partial state is (group, value) pairs: a
+    /// DISTINCT aggregate's, array_agg's and collect's.
+    pub(super) fn state_is_pairs(&self) -> bool {
+        self.distinct || matches!(self.func, Func::ArrayAgg | Func::Collect)
     }
 
     /// A fresh accumulator.
@@ -269,6 +295,14 @@ impl AggSpec {
                 _ => return Err(unsupported()),
             },
             Func::Min | Func::Max => min_max(name, &self.input, self.func == Func::Max)?,
+            Func::ArrayAgg => {
+                Box::new(CollectionAcc::new(name, Make::Array, self.produces.clone()))
+            }
+            Func::Collect => Box::new(CollectionAcc::new(
+                name,
+                Make::Multiset,
+                self.produces.clone(),
+            )),
         };
         if self.distinct {
             Ok(Box::new(DistinctAcc::new(
@@ -418,6 +452,15 @@ fn types(func: Func, arg: &DataType) -> Option<(DataType, DataType, DataType)> {
     };
     match func {
         Func::Count => Some((arg.clone(), D::Int64, D::Int64)),
+        Func::ArrayAgg | Func::Collect => {
+            let make = if func == Func::ArrayAgg {
+                Make::Array
+            } else {
+                Make::Multiset
+            };
+            let out = output_type(make, arg);
+            Some((arg.clone(), out.clone(), out))
+        }
         Func::Min | Func::Max => match arg {
             D::Dictionary(_, value) => same(value),
             other => same(other),

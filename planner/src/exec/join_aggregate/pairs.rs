@@ -117,7 +117,7 @@ impl CallKind {
                     CallKind::Max
                 }
             }
-            Func::Min | Func::Max => return None,
+            Func::Min | Func::Max | Func::ArrayAgg | Func::Collect => return None,
         })
     }
 }
