@@ -20,6 +20,7 @@ use arrow_schema::SchemaRef;
 use tenon_planner::config::Config;
 use tenon_planner::exec::{TableData, held_form};
 use tenon_planner::prepare::plan_statement;
+use tenon_planner::table_function::TableFunction;
 
 use crate::error::{Cause, Error};
 use crate::io::{FileFormat, read_table};
@@ -189,6 +190,68 @@ impl Session {
         self.registry_mut()
             .insert_data(name, TableData::new(schema, batches));
         Ok(())
+    }
+
+    /// Registers a table function, called from SQL as `LATERAL
+    /// TABLE(name(...))` joined with the rows before it in FROM (module
+    /// [`tenon_planner::table_function`]; it replaces one of the same
+    /// name, a built-in included).
+    ///
+    /// # Examples
+    /// ```
+    /// use std::sync::Arc;
+    /// use arrow_array::{ArrayRef, Int64Array, UInt32Array, cast::AsArray, types::Int64Type};
+    /// use arrow_schema::{DataType, Field, FieldRef};
+    /// use tenon::planner::table_function::{TableFunction, TableFunctionRows, TableFunctionSink};
+    /// use tenon::{Config, Session};
+    ///
+    /// /// `digits(n)`: the decimal digits of `n`, one row each.
+    /// #[derive(Debug)]
+    /// struct Digits;
+    ///
+    /// impl TableFunction for Digits {
+    ///     fn name(&self) -> &str {
+    ///         "digits"
+    ///     }
+    ///     fn columns(&self, args: &[DataType]) -> Result<Vec<FieldRef>, String> {
+    ///         match args {
+    ///             [DataType::Int64] => Ok(vec![Arc::new(Field::new("d", DataType::Int64, false))]),
+    ///             other => Err(format!("digits takes one BIGINT, not {other:?}")),
+    ///         }
+    ///     }
+    ///     fn call(
+    ///         &self,
+    ///         args: &[ArrayRef],
+    ///         _max_rows: usize,
+    ///         sink: &mut TableFunctionSink<'_>,
+    ///     ) -> Result<(), String> {
+    ///         // one pass over the batch, not one call per row
+    ///         let n = args[0].as_primitive::<Int64Type>();
+    ///         let (mut rows, mut digits) = (Vec::new(), Vec::new());
+    ///         for (row, v) in n.iter().enumerate() {
+    ///             for c in v.map(|v| v.unsigned_abs().to_string()).unwrap_or_default().bytes() {
+    ///                 rows.push(row as u32);
+    ///                 digits.push(i64::from(c - b'0'));
+    ///             }
+    ///         }
+    ///         sink(TableFunctionRows {
+    ///             rows: UInt32Array::from(rows),
+    ///             columns: vec![Arc::new(Int64Array::from(digits)) as ArrayRef],
+    ///         })
+    ///     }
+    /// }
+    ///
+    /// let session = Session::new(Config::default())?;
+    /// session.register_table_function(Arc::new(Digits));
+    /// let out = session.collect(
+    ///     "SELECT n, d FROM (VALUES (CAST(42 AS BIGINT)), (7)) AS t(n), \
+    ///      LATERAL TABLE(digits(n)) AS x(d)",
+    /// )?;
+    /// assert_eq!(out.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
+    /// # Ok::<_, tenon::Error>(())
+    /// ```
+    pub fn register_table_function(&self, f: Arc<dyn TableFunction>) {
+        self.write().catalog.register_table_function(f);
     }
 
     /// Registers one batch as table `name`.

@@ -142,3 +142,31 @@ fn scan_options(block: &QueryBlock) -> Result<Vec<ScanOptions>, HintError> {
     }
     Ok(out)
 }
+
+/// H11: a hint that names an `UNNEST` or `LATERAL TABLE` of the block (and
+/// no table of that name) is an error that says what the name is.
+pub(super) fn check_hints_name_no_expansion(
+    block: &QueryBlock,
+    hints: &[Hint],
+) -> Result<(), HintError> {
+    for h in hints {
+        for name in h.names() {
+            let named = |kind_is_expansion: bool| {
+                block.relations.iter().find(|r| {
+                    r.name.as_deref() == Some(name)
+                        && (r.kind == crate::sql::InputKind::Expansion) == kind_is_expansion
+                })
+            };
+            if named(false).is_none()
+                && let Some(e) = named(true)
+            {
+                return Err(HintError::NotATable {
+                    hint: h.to_string(),
+                    name: name.to_string(),
+                    what: e.table.clone().unwrap_or_default(),
+                });
+            }
+        }
+    }
+    Ok(())
+}

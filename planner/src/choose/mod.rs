@@ -294,6 +294,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     for block in &query.blocks {
         let global_id = |j: usize| order.iter().position(|&x| x == (block.id, j)).unwrap_or(0);
         let decided = describe_block(block, &query.plan, &global_id, catalog, &estimator, &shared)?;
+        block_hints::check_hints_name_no_expansion(block, &decided.hints)?;
         let resolution = resolve_block(&decided.joins, &decided.hints, &resolve_config)?;
         for (j, decision) in resolution.joins.into_iter().enumerate() {
             let id = decided.joins.joins[j].id;

@@ -23,7 +23,7 @@ use crate::table_function::{TableFunction, TableFunctionRows};
 use tenon_kernels::{Collection, Expand};
 
 impl Run<'_> {
-    /// Runs expansion `plan` into `sink`.
+    /// Runs expansion `plan` into `sink` (which records its output rows).
     pub(super) fn expand(&self, plan: &PhysicalPlan, sink: &Sink<'_>) -> Result<()> {
         let Operator::Expand {
             input,
@@ -71,10 +71,7 @@ impl Run<'_> {
                     Expand::new(*outer, *ordinality)
                         .run(&carried, &collections, size, &mut |columns| {
                             let rows = columns.first().map_or(0, |c| c.len());
-                            let batch = make(columns, rows).and_then(|batch| {
-                                metrics.record(&batch);
-                                sink(batch)
-                            });
+                            let batch = make(columns, rows).and_then(sink);
                             batch.map_err(|e| {
                                 let message = e.to_string();
                                 failed = Some(e);

@@ -106,6 +106,22 @@ pub enum HintError {
         message: String,
     },
 
+    /// A join hint names an `UNNEST` or `LATERAL TABLE` of its block
+    /// (H11): those are not tables a join strategy applies to.
+    #[error(
+        "join hint `{hint}` names `{name}`, which is `{what}`, not a table of the query block: \
+         join hints name the tables, views and aliases that joins read (H11); an expansion \
+         joins each row with its own elements or function rows, with no strategy to choose"
+    )]
+    NotATable {
+        /// The hint as written.
+        hint: String,
+        /// The name it gives.
+        name: String,
+        /// The expansion's SQL text.
+        what: String,
+    },
+
     /// Join hints name tables that are not inputs of their query block
     /// (H11).
     #[error(

@@ -180,6 +180,9 @@ pub enum InputKind {
     Join,
     /// Anything else without a name (VALUES, an empty relation, ...).
     Other,
+    /// An `UNNEST` or `LATERAL TABLE` under its alias (the name; `table`
+    /// is its SQL text): in scope, but not a table a join hint may name.
+    Expansion,
 }
 
 /// One input of a join (or one relation of a block's FROM clause), named as
@@ -519,7 +522,7 @@ fn is_join_under_filters(plan: &LogicalPlan) -> bool {
     match plan {
         LogicalPlan::Filter(f) => is_join_under_filters(&f.input),
         LogicalPlan::Join(_) => true,
-        _ => false,
+        other => super::as_expand(other).is_some(),
     }
 }
 
@@ -674,6 +677,17 @@ impl Attribution {
             // a filter pushed down onto a join input that is a join
             LogicalPlan::Filter(f) if is_join_under_filters(&f.input) => {
                 self.note_relations(id, &f.input);
+            }
+            // the rows an expansion joins, then the expansion itself
+            LogicalPlan::Extension(_) if super::as_expand(from).is_some() => {
+                if let Some(e) = super::as_expand(from) {
+                    self.note_relations(id, &e.input);
+                    self.blocks[id].relations.push(JoinInput {
+                        name: Some(e.alias.clone()),
+                        table: Some(e.text.clone()),
+                        kind: InputKind::Expansion,
+                    });
+                }
             }
             other => {
                 let input = JoinInput::of(other);

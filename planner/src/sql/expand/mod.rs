@@ -239,11 +239,16 @@ fn argument(e: &Expr) -> datafusion_common::Result<(Expr, DataType)> {
     Ok((arg, t))
 }
 
-/// The expansion source under a join's right input, with the alias.
-fn expand_scan(plan: &LogicalPlan) -> Option<&ExpandSource> {
+/// The expansion source under a join's right input, with its alias.
+fn expand_scan(plan: &LogicalPlan) -> Option<(String, &ExpandSource)> {
     match plan {
-        LogicalPlan::SubqueryAlias(a) => expand_scan(&a.input),
-        LogicalPlan::TableScan(scan) => scan.source.downcast_ref::<ExpandSource>(),
+        LogicalPlan::SubqueryAlias(a) => {
+            expand_scan(&a.input).map(|(_, s)| (a.alias.table().to_string(), s))
+        }
+        LogicalPlan::TableScan(scan) => scan
+            .source
+            .downcast_ref::<ExpandSource>()
+            .map(|s| (scan.table_name.table().to_string(), s)),
         _ => None,
     }
 }
@@ -255,10 +260,11 @@ fn expand_scan(plan: &LogicalPlan) -> Option<&ExpandSource> {
 pub fn plan_expansions(plan: LogicalPlan) -> Result<LogicalPlan, SqlError> {
     let rewritten = plan.transform_down(|node| {
         if let LogicalPlan::Join(join) = &node
-            && let Some(source) = expand_scan(&join.right)
+            && let Some((alias, source)) = expand_scan(&join.right)
         {
             let expand = make_node(
                 source,
+                alias,
                 (*join.left).clone(),
                 join.join_type == JoinType::Left,
                 &join.schema,
@@ -284,14 +290,16 @@ pub fn plan_expansions(plan: LogicalPlan) -> Result<LogicalPlan, SqlError> {
             };
             return Ok(Transformed::yes(plan));
         }
-        if let Some(source) = expand_scan(&node) {
+        if let Some((alias, source)) = expand_scan(&node) {
             // first in FROM: over one empty row
             let one = LogicalPlan::EmptyRelation(EmptyRelation {
                 produce_one_row: true,
                 schema: Arc::new(DFSchema::empty()),
             });
             let schema = Arc::clone(node.schema());
-            return Ok(Transformed::yes(make_node(source, one, false, &schema)?));
+            return Ok(Transformed::yes(make_node(
+                source, alias, one, false, &schema,
+            )?));
         }
         Ok(Transformed::no(node))
     });
@@ -303,6 +311,7 @@ pub fn plan_expansions(plan: LogicalPlan) -> Result<LogicalPlan, SqlError> {
 
 fn make_node(
     source: &ExpandSource,
+    alias: String,
     input: LogicalPlan,
     outer: bool,
     schema: &datafusion_common::DFSchemaRef,
@@ -325,6 +334,7 @@ fn make_node(
             kind: source.kind.clone(),
             outer,
             text: source.text.clone(),
+            alias,
             schema: Arc::clone(schema),
         }),
     }))

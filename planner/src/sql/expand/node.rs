@@ -52,6 +52,8 @@ pub struct Expand {
     pub outer: bool,
     /// The SQL text of the factor, for EXPLAIN and messages.
     pub text: String,
+    /// The name its columns are qualified with (its alias).
+    pub alias: String,
     /// The input's columns, then the expansion's.
     pub schema: DFSchemaRef,
 }
@@ -131,6 +133,7 @@ impl UserDefinedLogicalNodeCore for Expand {
             kind: self.kind.clone(),
             outer: self.outer,
             text: self.text.clone(),
+            alias: self.alias.clone(),
             schema,
         })
     }
