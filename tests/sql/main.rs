@@ -41,5 +41,6 @@ mod time_ddl;
 mod time_temporal;
 mod tpch;
 mod tpch_hints;
+mod unnest;
 mod views;
 mod wide_tables;

@@ -41,9 +41,10 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef};
 use datafusion_common::tree_node::{Transformed, TreeNode};
 use datafusion_common::{DFSchema, ScalarValue};
+use datafusion_expr::logical_plan::builder::build_join_schema;
 use datafusion_expr::logical_plan::{EmptyRelation, Extension, Filter};
 use datafusion_expr::utils::conjunction;
-use datafusion_expr::{Expr, JoinType, LogicalPlan, TableSource, TableType};
+use datafusion_expr::{Expr, JoinType, LogicalPlan, LogicalPlanBuilder, TableSource, TableType};
 
 pub use node::{Expand, ExpandKind};
 pub(crate) use rewrite::rewrite_expansions;
@@ -259,6 +260,31 @@ fn expand_scan(plan: &LogicalPlan) -> Option<(String, &ExpandSource)> {
 /// An argument that reads a column of an enclosing query.
 pub fn plan_expansions(plan: LogicalPlan) -> Result<LogicalPlan, SqlError> {
     let rewritten = plan.transform_down(|node| {
+        // `FROM t, LATERAL TABLE(f(t.x)) AS g CROSS JOIN UNNEST(g.y)` is
+        // planned t × (g ⋈ u): the expansion that starts the right side
+        // reads `t`, so it joins `t` first, ((t × g) ⋈ u)
+        if let LogicalPlan::Join(join) = &node
+            && join.join_type == JoinType::Inner
+            && join.on.is_empty()
+            && join.filter.is_none()
+            && let LogicalPlan::Join(_) = join.right.as_ref()
+            && starts_with_expansion(&join.right)
+        {
+            let rotated = rotate((*join.left).clone(), (*join.right).clone())?;
+            return Ok(Transformed::yes(convert(rotated)?.data));
+        }
+        convert(node)
+    });
+    match rewritten {
+        Ok(t) => Ok(t.data),
+        Err(e) => Err(SqlError::from(e)),
+    }
+}
+
+/// One node: a join with an expansion on its right becomes an [`Expand`],
+/// an expansion first in FROM one over a single empty row.
+fn convert(node: LogicalPlan) -> datafusion_common::Result<Transformed<LogicalPlan>> {
+    {
         if let LogicalPlan::Join(join) = &node
             && let Some((alias, source)) = expand_scan(&join.right)
         {
@@ -302,10 +328,31 @@ pub fn plan_expansions(plan: LogicalPlan) -> Result<LogicalPlan, SqlError> {
             )?));
         }
         Ok(Transformed::no(node))
-    });
-    match rewritten {
-        Ok(t) => Ok(t.data),
-        Err(e) => Err(SqlError::from(e)),
+    }
+}
+
+/// Whether the leftmost leaf of a join tree is an expansion.
+fn starts_with_expansion(plan: &LogicalPlan) -> bool {
+    match plan {
+        LogicalPlan::Join(j) => starts_with_expansion(&j.left),
+        other => expand_scan(other).is_some(),
+    }
+}
+
+/// `left × right` with `left` joined to the leftmost leaf of `right`
+/// instead: the same columns in the same order.
+fn rotate(left: LogicalPlan, right: LogicalPlan) -> datafusion_common::Result<LogicalPlan> {
+    match right {
+        LogicalPlan::Join(j) => {
+            let new_left = rotate(left, (*j.left).clone())?;
+            let schema = build_join_schema(new_left.schema(), j.right.schema(), &j.join_type)?;
+            Ok(LogicalPlan::Join(datafusion_expr::logical_plan::Join {
+                left: Arc::new(new_left),
+                schema: Arc::new(schema),
+                ..j
+            }))
+        }
+        leaf => LogicalPlanBuilder::from(left).cross_join(leaf)?.build(),
     }
 }
 

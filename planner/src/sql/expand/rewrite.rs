@@ -253,12 +253,44 @@ fn marker_factor(
 
 /// `SELECT <e>` as a query: planned as a scalar subquery, it gives the
 /// argument's type (its outer column references carry theirs).
+///
+/// `ARRAY[...]` becomes `make_array(...)`: datafusion-sql plans an array
+/// literal's elements without the outer columns in scope.
 fn select_of(e: &Expr) -> Result<Query, SqlError> {
     let mut query = *crate::sql::dialect::parser()
         .try_with_sql("SELECT 1")?
         .parse_query()?;
+    let mut e = e.clone();
+    let template = crate::sql::dialect::parser()
+        .try_with_sql("make_array(1)")?
+        .parse_expr()?;
+    let _ = e.visit(&mut ArrayLiterals { template });
     if let SetExpr::Select(select) = query.body.as_mut() {
-        select.projection = vec![SelectItem::UnnamedExpr(e.clone())];
+        select.projection = vec![SelectItem::UnnamedExpr(e)];
     }
     Ok(query)
+}
+
+/// Rewrites `ARRAY[a, b]` into `make_array(a, b)` (`template` is a parsed
+/// `make_array(1)`).
+struct ArrayLiterals {
+    template: Expr,
+}
+
+impl VisitorMut for ArrayLiterals {
+    type Break = ();
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if let Expr::Array(array) = expr
+            && let Expr::Function(mut f) = self.template.clone()
+            && let FunctionArguments::List(list) = &mut f.args
+        {
+            list.args = array
+                .elem
+                .drain(..)
+                .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
+                .collect();
+            *expr = Expr::Function(f);
+        }
+        ControlFlow::Continue(())
+    }
 }
