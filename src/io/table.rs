@@ -50,6 +50,37 @@ fn too_long(text: &str) -> bool {
     text.len() > MAX_TABLE_CELL_CHARS && text.chars().nth(MAX_TABLE_CELL_CHARS).is_some()
 }
 
+/// How a cell of `data_type` prints: a NULL inside a nested value as
+/// `NULL` (`[3, NULL]`, `{a: NULL}`, as DuckDB prints them); a NULL cell
+/// itself stays NULL (empty in the table, as for every type).
+fn cell_options(data_type: &DataType) -> FormatOptions<'static> {
+    if data_type.is_nested() {
+        FormatOptions::default().with_null("NULL")
+    } else {
+        FormatOptions::default()
+    }
+}
+
+/// `array`'s nested values as text (see [`cell_options`]), NULLs staying
+/// NULL: how CSV holds a list, map or struct.
+pub(crate) fn nested_text(array: &dyn Array) -> Result<ArrayRef, ArrowError> {
+    let formatter = ArrayFormatter::try_new(array, &cell_options(array.data_type()))?;
+    let mut cells: Vec<Option<String>> = Vec::with_capacity(array.len());
+    for row in 0..array.len() {
+        if array.is_null(row) {
+            cells.push(None);
+            continue;
+        }
+        let mut cell = String::new();
+        formatter
+            .value(row)
+            .write(&mut cell)
+            .map_err(|e| ArrowError::ComputeError(e.to_string()))?;
+        cells.push(Some(cell));
+    }
+    Ok(Arc::new(StringArray::from(cells)))
+}
+
 /// Whether any cell of `array` prints longer than [`MAX_TABLE_CELL_CHARS`].
 fn has_long_cell(array: &dyn Array) -> Result<bool, ArrowError> {
     use arrow_array::cast::AsArray;
@@ -82,7 +113,7 @@ fn has_long_cell(array: &dyn Array) -> Result<bool, ArrowError> {
 /// [`MAX_TABLE_CELL_CHARS`] characters; NULLs stay NULL. Adds the cells cut
 /// to `cut`.
 fn shortened(array: &dyn Array, cut: &mut usize) -> Result<ArrayRef, ArrowError> {
-    let formatter = ArrayFormatter::try_new(array, &FormatOptions::default())?;
+    let formatter = ArrayFormatter::try_new(array, &cell_options(array.data_type()))?;
     let mut cells: Vec<Option<String>> = Vec::with_capacity(array.len());
     for row in 0..array.len() {
         if array.is_null(row) {
@@ -118,6 +149,11 @@ pub(crate) fn table_text(
     // short, in every batch, so that every batch has one schema.
     let mut long = vec![false; schema.fields().len()];
     for (i, field) in schema.fields().iter().enumerate() {
+        // nested values print through `shortened` always, for their NULLs
+        if field.data_type().is_nested() {
+            long[i] = true;
+            continue;
+        }
         if !can_be_long(field.data_type()) {
             continue;
         }

@@ -9,7 +9,9 @@ use std::path::Path;
 use std::str::FromStr;
 
 use arrow_array::RecordBatch;
-use arrow_schema::{ArrowError, SchemaRef};
+use std::sync::Arc;
+
+use arrow_schema::{ArrowError, DataType, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::errors::ParquetError;
@@ -253,6 +255,16 @@ pub fn check_writable(schema: &SchemaRef, format: OutputFormat) -> Result<(), Io
 /// The first column of `schema` that `format` cannot hold: its name, its
 /// type and why.
 fn unwritable(schema: &SchemaRef, format: OutputFormat) -> Option<(String, String, String)> {
+    if format == OutputFormat::Parquet
+        && let Some(f) = schema.fields().iter().find(|f| has_union(f.data_type()))
+    {
+        // the Parquet writer does not map unions (it panics: ARROW-8817)
+        return Some((
+            f.name().clone(),
+            f.data_type().to_string(),
+            "Parquet has no union values".to_string(),
+        ));
+    }
     if format == OutputFormat::Parquet {
         // The writer maps the whole schema up front: a column it cannot
         // map fails here, with the column named in its message.
@@ -273,8 +285,8 @@ fn unwritable(schema: &SchemaRef, format: OutputFormat) -> Option<(String, Strin
     }
     schema.fields().iter().find_map(|field| {
         let why = match format {
-            OutputFormat::Csv if field.data_type().is_nested() => {
-                Some("CSV has no nested values (lists, structs, maps, unions)".to_string())
+            OutputFormat::Csv if matches!(field.data_type(), DataType::Union(..)) => {
+                Some("CSV has no union values".to_string())
             }
             OutputFormat::Csv | OutputFormat::Table => writable_by_table(field.data_type()).err(),
             OutputFormat::Json | OutputFormat::Ndjson => {
@@ -288,6 +300,22 @@ fn unwritable(schema: &SchemaRef, format: OutputFormat) -> Option<(String, Strin
         }?;
         Some((field.name().clone(), field.data_type().to_string(), why))
     })
+}
+
+/// Whether a union hides in `t` (at any depth).
+fn has_union(t: &DataType) -> bool {
+    match t {
+        DataType::Union(..) => true,
+        DataType::Struct(fs) => fs.iter().any(|f| has_union(f.data_type())),
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::Map(f, _) => has_union(f.data_type()),
+        DataType::Dictionary(_, v) => has_union(v),
+        _ => false,
+    }
 }
 
 /// `batch` with exactly `schema` (renamed columns, declared nullability),
@@ -305,6 +333,34 @@ fn conform<'a>(
     )?))
 }
 
+/// `batch` with its nested columns (lists, maps, structs) as their text,
+/// `[1, NULL]`, `{a: 1}`: how CSV holds them.
+fn nested_as_text(batch: &RecordBatch) -> Result<Cow<'_, RecordBatch>, ArrowError> {
+    if !batch
+        .schema()
+        .fields()
+        .iter()
+        .any(|f| f.data_type().is_nested())
+    {
+        return Ok(Cow::Borrowed(batch));
+    }
+    let mut fields = Vec::with_capacity(batch.num_columns());
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    for (f, c) in batch.schema().fields().iter().zip(batch.columns()) {
+        if f.data_type().is_nested() {
+            fields.push(arrow_schema::Field::new(f.name(), DataType::Utf8, true));
+            columns.push(super::table::nested_text(c.as_ref())?);
+        } else {
+            fields.push(f.as_ref().clone());
+            columns.push(Arc::clone(c));
+        }
+    }
+    Ok(Cow::Owned(RecordBatch::try_new(
+        Arc::new(arrow_schema::Schema::new(fields)),
+        columns,
+    )?))
+}
+
 /// Writes `batches` to `out` in `format`.
 ///
 /// Each batch is given `schema` (its column names and nullability; the types
@@ -316,7 +372,7 @@ fn conform<'a>(
 /// # Errors
 ///
 /// [`IoError::Unwritable`] (before anything is written): a type the format
-/// cannot hold (CSV has no nested types). [`IoError::Write`]: batches that
+/// cannot hold (CSV has no unions). [`IoError::Write`]: batches that
 /// do not fit `schema`, or a failing `out` ([`IoError::is_broken_pipe`]
 /// tells a closed pipe). What was written before such a failure stays
 /// written: use [`write_to`] or [`write_to_path`] for a file.
@@ -353,7 +409,7 @@ fn write_any(
                 w.write(&RecordBatch::new_empty(schema.clone()))?;
             }
             for b in &batches {
-                w.write(b)?;
+                w.write(nested_as_text(b)?.as_ref())?;
             }
         }
         OutputFormat::Json => {

@@ -28,6 +28,7 @@ mod lazy_scans;
 mod lazy_tables;
 mod limits;
 mod memory;
+mod nested_types;
 mod operators;
 mod options;
 mod or_joins;

@@ -356,7 +356,7 @@ proptest! {
             args.iter().map(|a| Collection::new(a.clone()).unwrap()).collect();
         let mut chunks: Vec<Vec<ArrayRef>> = Vec::new();
         Expand::new(outer, ordinality)
-            .run(&[payload.clone()], &collections, max_rows, &mut |c| {
+            .run(std::slice::from_ref(&payload), &collections, max_rows, &mut |c| {
                 assert!(c[0].len() <= max_rows && !c[0].is_empty());
                 chunks.push(c);
                 Ok(())

@@ -78,9 +78,9 @@ impl Run<'_> {
                                 tenon_kernels::KernelError::InvalidOptions(message)
                             })
                         })
-                        .or_else(|e| match failed.take() {
-                            Some(original) => Err(original),
-                            None => Err(e.into()),
+                        .map_err(|e| match failed.take() {
+                            Some(original) => original,
+                            None => e.into(),
                         })?;
                 }
                 ExpandKind::Function(f) => {

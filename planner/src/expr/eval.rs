@@ -217,6 +217,9 @@ pub(crate) fn compare(op: CompareOp, l: &Value, r: &Value) -> Result<BooleanArra
     if let Some(out) = compare_with_scalar(op, l, r) {
         return Ok(out);
     }
+    if l.inner().data_type().is_nested() {
+        return compare_nested(op, l, r);
+    }
     let (l, r) = (&canonical_value(l), &canonical_value(r));
     match op {
         CompareOp::Eq => cmp::eq(l, r),
@@ -228,6 +231,45 @@ pub(crate) fn compare(op: CompareOp, l: &Value, r: &Value) -> Result<BooleanArra
         CompareOp::IsDistinctFrom => cmp::distinct(l, r),
         CompareOp::IsNotDistinctFrom => cmp::not_distinct(l, r),
     }
+}
+
+/// `op` of nested values (arrays, maps, rows), which Arrow's comparison
+/// kernels do not take: row by row through a comparator of the two arrays
+/// (a NULL inside a value ordered first, equal to a NULL; a NULL value
+/// gives NULL, or for `IS [NOT] DISTINCT FROM` compares as a value).
+fn compare_nested(op: CompareOp, l: &Value, r: &Value) -> Result<BooleanArray, ArrowError> {
+    use std::cmp::Ordering;
+    let (la, ra) = (l.inner(), r.inner());
+    let cmp = arrow_ord::ord::make_comparator(la.as_ref(), ra.as_ref(), Default::default())?;
+    let n = if l.is_scalar() { ra.len() } else { la.len() };
+    let at = |v: &Value, i: usize| if v.is_scalar() { 0 } else { i };
+    let out = (0..n).map(|i| {
+        let (li, ri) = (at(l, i), at(r, i));
+        let (ln, rn) = (la.is_null(li), ra.is_null(ri));
+        match op {
+            CompareOp::IsDistinctFrom | CompareOp::IsNotDistinctFrom => {
+                let same = match (ln, rn) {
+                    (true, true) => true,
+                    (false, false) => cmp(li, ri) == Ordering::Equal,
+                    _ => false,
+                };
+                Some(same == (op == CompareOp::IsNotDistinctFrom))
+            }
+            _ if ln || rn => None,
+            _ => {
+                let o = cmp(li, ri);
+                Some(match op {
+                    CompareOp::Eq => o == Ordering::Equal,
+                    CompareOp::NotEq => o != Ordering::Equal,
+                    CompareOp::Lt => o == Ordering::Less,
+                    CompareOp::LtEq => o != Ordering::Greater,
+                    CompareOp::Gt => o == Ordering::Greater,
+                    _ => o != Ordering::Less,
+                })
+            }
+        }
+    });
+    Ok(out.collect())
 }
 
 /// `op` of an integer, decimal or temporal column with a value of its own

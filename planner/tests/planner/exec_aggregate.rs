@@ -611,11 +611,11 @@ fn decimal_sum_overflow_is_an_error() {
 
 #[test]
 fn unsupported_functions_name_themselves_and_what_is_supported() {
-    let err = compile("SELECT k, array_agg(v) FROM t GROUP BY k").unwrap_err();
+    let err = compile("SELECT k, stddev(v) FROM t GROUP BY k").unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, ExecError::Unsupported(_)), "{text}");
     assert!(
-        text.contains("array_agg") && text.contains("count") && text.contains("avg"),
+        text.contains("stddev") && text.contains("count") && text.contains("array_agg"),
         "{text}"
     );
 }

@@ -128,12 +128,13 @@ fn list(exprs: &[Expr]) -> String {
         .join(", ")
 }
 
+/// A table function call: its name, its arguments, the factor's alias.
+type LateralCall = (String, Vec<Expr>, Option<TableAlias>);
+
 /// `LATERAL TABLE(f(a, b))`: the function's name, its arguments and the
 /// factor's alias. The temporal table functions are rewritten before this
 /// (module `time_join`), so any function left here is a table function.
-fn lateral_table_call(
-    factor: &mut TableFactor,
-) -> Result<Option<(String, Vec<Expr>, Option<TableAlias>)>, SqlError> {
+fn lateral_table_call(factor: &mut TableFactor) -> Result<Option<LateralCall>, SqlError> {
     let TableFactor::Function {
         lateral: true,
         name,
