@@ -16,8 +16,8 @@ runs the query once to warm up and ``--runs`` times timed. The answer
     tenon       tenon query --threads N --runs R --timing --memory-table t=...
     DuckDB      FROM t, unnest(arr) WITH ORDINALITY (LEFT: LEFT JOIN ... ON true)
     Polars      int_ranges for the positions, explode (CROSS: empty and NULL
-                arrays filtered out first; explode keeps them as one NULL row,
-                which is the LEFT form)
+                arrays filtered out first; LEFT: explode with empty_as_null,
+                which keeps them as one NULL row)
     DataFusion  unnest(arr) and unnest(range(1, cardinality(arr) + 1)) in one
                 SELECT (zipped); its unnest drops empty arrays, so LEFT is n/a
 
@@ -52,7 +52,7 @@ DUCKDB = {
 }
 DATAFUSION = {
     "unnest": "SELECT count(*), sum(x), sum(pos) FROM (SELECT unnest(arr) AS x, "
-              "unnest(range(1, cardinality(arr) + 1)) AS pos FROM t)",
+              "unnest(range(1, CAST(cardinality(arr) AS BIGINT) + 1)) AS pos FROM t)",
 }
 
 
@@ -93,7 +93,8 @@ def worker(engine, workload, path, runs, threads):
             if workload == "unnest":
                 q = q.filter(pl.col("arr").list.len() > 0)
             q = q.with_columns(pos=pl.int_ranges(1, pl.col("arr").list.len() + 1))
-            q = q.explode(["arr", "pos"])
+            # LEFT: an empty array kept as one NULL row too
+            q = q.explode(["arr", "pos"], empty_as_null=workload == "unnest_left")
             out = q.select(pl.len(), pl.col("arr").sum(), pl.col("pos").sum()).collect()
             return tuple(out.row(0))
     else:

@@ -20,7 +20,8 @@ pub(crate) enum Elements {
 pub(crate) struct Chunk {
     /// The number of output rows.
     pub(crate) rows: usize,
-    /// The input row of each output row.
+    /// The input row of each output row (empty when no input column is
+    /// carried).
     pub(crate) parents: Elements,
     /// Per argument, the element of each output row.
     pub(crate) elements: Vec<Elements>,
@@ -116,6 +117,8 @@ pub(crate) struct Chunks<'a> {
     counts: Vec<Option<Vec<i64>>>,
     outer: bool,
     ordinality: bool,
+    /// Whether the parents are needed (some input column is carried).
+    with_parents: bool,
     max_rows: usize,
     rows: usize,
     /// The next input row.
@@ -131,6 +134,7 @@ impl<'a> Chunks<'a> {
         args: &'a [Collection],
         outer: bool,
         ordinality: bool,
+        with_parents: bool,
         max_rows: usize,
     ) -> Self {
         Chunks {
@@ -139,6 +143,7 @@ impl<'a> Chunks<'a> {
             counts: args.iter().map(Collection::counts).collect(),
             outer,
             ordinality,
+            with_parents,
             max_rows,
             rows: args.first().map_or(0, Collection::len),
             row: 0,
@@ -198,7 +203,7 @@ impl<'a> Chunks<'a> {
             return None;
         }
         let cap = self.max_rows.min(1 << 16);
-        let mut parents = Column::new(cap);
+        let mut parents = Column::new(if self.with_parents { cap } else { 0 });
         let mut elements: Vec<Column> = self.args.iter().map(|_| Column::new(cap)).collect();
         let mut ordinal: Vec<i64> = Vec::new();
         let mut ordinal_valid: Option<BooleanBufferBuilder> = None;
@@ -212,7 +217,9 @@ impl<'a> Chunks<'a> {
             }
             if len == 0 {
                 if self.outer {
-                    parents.extend_repeat(row as u32, 1);
+                    if self.with_parents {
+                        parents.extend_repeat(row as u32, 1);
+                    }
                     for col in &mut elements {
                         col.extend_null(1);
                     }
@@ -234,7 +241,9 @@ impl<'a> Chunks<'a> {
             }
             let take = (len - self.done).min(room);
             let (from, to) = (self.done, self.done + take);
-            parents.extend_repeat(row as u32, take);
+            if self.with_parents {
+                parents.extend_repeat(row as u32, take);
+            }
             for (a, col) in elements.iter_mut().enumerate() {
                 let la = self.lens[a];
                 let valid_to = to.min(la);

@@ -367,7 +367,13 @@ impl Expand {
                 max: u32::MAX as usize,
             });
         }
-        let mut chunks = chunks::Chunks::new(args, self.outer, self.ordinality, max_rows.max(1));
+        let mut chunks = chunks::Chunks::new(
+            args,
+            self.outer,
+            self.ordinality,
+            !columns.is_empty(),
+            max_rows.max(1),
+        );
         while let Some(chunk) = chunks.next_chunk() {
             if chunk.rows == 0 {
                 continue;
