@@ -64,6 +64,15 @@ fn cell_options(data_type: &DataType) -> FormatOptions<'static> {
 /// `array`'s nested values as text (see [`cell_options`]), NULLs staying
 /// NULL: how CSV holds a list, map or struct.
 pub(crate) fn nested_text(array: &dyn Array) -> Result<ArrayRef, ArrowError> {
+    text_cells(array, |_| {})
+}
+
+/// Each cell of `array` as its text ([`cell_options`]), passed through
+/// `edit`; NULLs stay NULL.
+fn text_cells(
+    array: &dyn Array,
+    mut edit: impl FnMut(&mut String),
+) -> Result<ArrayRef, ArrowError> {
     let formatter = ArrayFormatter::try_new(array, &cell_options(array.data_type()))?;
     let mut cells: Vec<Option<String>> = Vec::with_capacity(array.len());
     for row in 0..array.len() {
@@ -76,6 +85,7 @@ pub(crate) fn nested_text(array: &dyn Array) -> Result<ArrayRef, ArrowError> {
             .value(row)
             .write(&mut cell)
             .map_err(|e| ArrowError::ComputeError(e.to_string()))?;
+        edit(&mut cell);
         cells.push(Some(cell));
     }
     Ok(Arc::new(StringArray::from(cells)))
@@ -113,26 +123,13 @@ fn has_long_cell(array: &dyn Array) -> Result<bool, ArrowError> {
 /// [`MAX_TABLE_CELL_CHARS`] characters; NULLs stay NULL. Adds the cells cut
 /// to `cut`.
 fn shortened(array: &dyn Array, cut: &mut usize) -> Result<ArrayRef, ArrowError> {
-    let formatter = ArrayFormatter::try_new(array, &cell_options(array.data_type()))?;
-    let mut cells: Vec<Option<String>> = Vec::with_capacity(array.len());
-    for row in 0..array.len() {
-        if array.is_null(row) {
-            cells.push(None);
-            continue;
-        }
-        let mut cell = String::new();
-        formatter
-            .value(row)
-            .write(&mut cell)
-            .map_err(|e| ArrowError::ComputeError(e.to_string()))?;
+    text_cells(array, |cell| {
         if let Some((end, _)) = cell.char_indices().nth(MAX_TABLE_CELL_CHARS) {
             cell.truncate(end);
             cell.push('…');
             *cut += 1;
         }
-        cells.push(Some(cell));
-    }
-    Ok(Arc::new(StringArray::from(cells)))
+    })
 }
 
 /// The text table of `batches` (each of `schema`), ending in a newline,

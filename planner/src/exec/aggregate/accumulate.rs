@@ -49,6 +49,36 @@ pub(super) struct Selection<'a> {
     pub local_to_global: &'a [u32],
 }
 
+/// The rows of a pair state `[group ids (UInt32), values]` that belong to
+/// this partition's groups, as (global groups, their values); `None` when
+/// there are none (the merge of DISTINCT, array_agg and collect).
+pub(super) fn pairs_in_partition(
+    name: &str,
+    sel: &Selection<'_>,
+    state: &[ArrayRef],
+) -> Result<Option<(UInt32Array, ArrayRef)>> {
+    let local = primitive::<arrow_array::types::UInt32Type>(name, &state[0])?;
+    let mut keep = Vec::new();
+    let mut groups = Vec::new();
+    for (i, &g) in local.values().iter().enumerate() {
+        let global = sel
+            .local_to_global
+            .get(g as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
+        if global != u32::MAX {
+            keep.push(i as u32);
+            groups.push(global);
+        }
+    }
+    if keep.is_empty() {
+        return Ok(None);
+    }
+    let values = arrow_select::take::take(state[1].as_ref(), &UInt32Array::from(keep), None)
+        .map_err(|e| ExecError::arrow(format!("aggregate `{name}` (combine)"), e))?;
+    Ok(Some((UInt32Array::from(groups), values)))
+}
+
 /// One aggregate's state for every group; see the module docs.
 pub(super) trait Accumulator: Send {
     /// Adds a batch's values: row `i` belongs to group `groups[i]`, and

@@ -21,7 +21,7 @@ use arrow_array::{Array, ArrayRef, Int64Array, ListArray, MapArray, StructArray,
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, FieldRef};
 
-use super::accumulate::{Accumulator, Selection, primitive};
+use super::accumulate::{Accumulator, Selection, pairs_in_partition};
 use super::groups::GroupTable;
 use crate::exec::error::{ExecError, Result};
 
@@ -283,26 +283,9 @@ impl Accumulator for CollectionAcc {
     }
 
     fn merge(&mut self, sel: &Selection<'_>, state: &[ArrayRef], _n: usize) -> Result<()> {
-        let local = primitive::<UInt32Type>(&self.name, &state[0])?;
-        let mut keep = Vec::new();
-        let mut groups = Vec::new();
-        for (i, &g) in local.values().iter().enumerate() {
-            let global = sel
-                .local_to_global
-                .get(g as usize)
-                .copied()
-                .unwrap_or(u32::MAX);
-            if global != u32::MAX {
-                keep.push(i as u32);
-                groups.push(global);
-            }
+        if let Some((groups, values)) = pairs_in_partition(&self.name, sel, state)? {
+            self.push(groups, values);
         }
-        if keep.is_empty() {
-            return Ok(());
-        }
-        let values = arrow_select::take::take(state[1].as_ref(), &UInt32Array::from(keep), None)
-            .map_err(|e| ExecError::arrow(self.context(), e))?;
-        self.push(UInt32Array::from(groups), values);
         Ok(())
     }
 

@@ -15,7 +15,7 @@ use arrow_array::types::UInt32Type;
 use arrow_array::{Array, ArrayRef, UInt32Array};
 use arrow_schema::DataType;
 
-use super::accumulate::{Accumulator, Selection, primitive};
+use super::accumulate::{Accumulator, Selection, pairs_in_partition, primitive};
 use super::groups::GroupTable;
 use crate::exec::error::{ExecError, Result};
 
@@ -99,28 +99,12 @@ impl Accumulator for DistinctAcc {
     }
 
     fn merge(&mut self, sel: &Selection<'_>, state: &[ArrayRef], _n: usize) -> Result<()> {
-        let local = primitive::<UInt32Type>(&self.name, &state[0])?;
-        let mut keep = Vec::new();
-        let mut groups = Vec::new();
-        for (i, &g) in local.values().iter().enumerate() {
-            let global = sel
-                .local_to_global
-                .get(g as usize)
-                .copied()
-                .unwrap_or(u32::MAX);
-            if global != u32::MAX {
-                keep.push(i as u32);
-                groups.push(global);
-            }
-        }
-        if keep.is_empty() {
+        let Some((groups, values)) = pairs_in_partition(&self.name, sel, state)? else {
             return Ok(());
-        }
-        let values = arrow_select::take::take(state[1].as_ref(), &UInt32Array::from(keep), None)
-            .map_err(|e| ExecError::arrow(self.context(), e))?;
+        };
         // A partial's pairs are distinct: as many new pairs at most.
         self.pairs.reserve(groups.len());
-        self.add(UInt32Array::from(groups), &values)
+        self.add(groups, &values)
     }
 
     fn state_is_pairs(&self) -> bool {
