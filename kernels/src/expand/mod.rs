@@ -43,6 +43,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{Array, ArrayRef, Int64Array, StructArray, UInt32Array, make_array};
 use arrow_buffer::NullBuffer;
+use arrow_data::transform::MutableArrayData;
 use arrow_schema::{DataType, Field, FieldRef};
 
 use crate::error::{KernelError, Result};
@@ -217,10 +218,9 @@ impl Collection {
         Some(counts)
     }
 
-    /// Whether row `row` is NULL (it has no elements then).
-    #[inline]
-    pub(crate) fn is_null(&self, row: usize) -> bool {
-        self.array.is_null(row)
+    /// The NULL rows (they have no elements).
+    pub(crate) fn nulls(&self) -> Option<NullBuffer> {
+        self.array.nulls().cloned()
     }
 
     /// The number of input rows.
@@ -261,6 +261,9 @@ impl Collection {
             let gathered = match elements {
                 chunks::Elements::Run { start, len } => values.slice(*start, *len),
                 chunks::Elements::Indices(ix) => arrow_select::take::take(&values, ix, None)?,
+                chunks::Elements::Pieces { pieces, len, nulls } => {
+                    copy_pieces(&values, pieces, *len, *nulls)?
+                }
             };
             if matches!(self.array.data_type(), DataType::List(f) | DataType::LargeList(f)
                 | DataType::FixedSizeList(f, _) if matches!(f.data_type(), DataType::Struct(_)))
@@ -383,6 +386,9 @@ impl Expand {
                 out.push(match &chunk.parents {
                     chunks::Elements::Run { start, len } => c.slice(*start, *len),
                     chunks::Elements::Indices(ix) => arrow_select::take::take(c, ix, None)?,
+                    chunks::Elements::Pieces { pieces, len, nulls } => {
+                        copy_pieces(c, pieces, *len, *nulls)?
+                    }
                 });
             }
             for (arg, elements) in args.iter().zip(&chunk.elements) {
@@ -398,8 +404,36 @@ impl Expand {
 }
 
 /// An index vector with no NULLs, for the gathers.
-pub(crate) fn indices(v: Vec<u32>, nulls: Option<NullBuffer>) -> UInt32Array {
-    UInt32Array::new(v.into(), nulls)
+pub(crate) fn indices(v: Vec<u32>) -> UInt32Array {
+    UInt32Array::new(v.into(), None)
+}
+
+/// The values of `pieces` copied one stretch at a time (a memory copy per
+/// stretch for fixed-width values, not an index per value).
+///
+/// # Errors
+/// Arrow's, when the copied values overflow their offsets (over 2 GiB of
+/// strings in one chunk).
+fn copy_pieces(
+    values: &ArrayRef,
+    pieces: &[chunks::Piece],
+    len: usize,
+    nulls: bool,
+) -> Result<ArrayRef> {
+    let data = values.to_data();
+    let mut out = MutableArrayData::new(vec![&data], nulls, len);
+    for piece in pieces {
+        match *piece {
+            chunks::Piece::Range(start, end) => out.try_extend(0, start, end)?,
+            chunks::Piece::Nulls(n) => out.try_extend_nulls(n)?,
+            chunks::Piece::Repeat(index, n) => {
+                for _ in 0..n {
+                    out.try_extend(0, index, index + 1)?;
+                }
+            }
+        }
+    }
+    Ok(make_array(out.freeze()))
 }
 
 /// An ordinality column.

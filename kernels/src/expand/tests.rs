@@ -46,7 +46,13 @@ fn build(kind: Kind, rows: &[Row]) -> ArrayRef {
             let mut b = ListBuilder::new(Int64Builder::new());
             for r in rows {
                 match r {
-                    None => b.append(false),
+                    // a NULL row over values of its own, as pyarrow's
+                    // `ListArray.from_arrays(..., mask=...)` writes them
+                    None => {
+                        b.values().append_value(98);
+                        b.values().append_value(99);
+                        b.append(false);
+                    }
                     Some(v) => {
                         for e in v {
                             b.values().append_option(*e);
@@ -318,7 +324,7 @@ fn row_strategy() -> impl Strategy<Value = Row> {
         1 => Just(Some(Vec::new())),
         6 => proptest::collection::vec(
             prop_oneof![1 => Just(None), 5 => (-20i64..20).prop_map(Some)],
-            0..6
+            0..12
         )
         .prop_map(Some),
     ]
@@ -335,6 +341,7 @@ proptest! {
         ordinality in any::<bool>(),
         max_rows in prop_oneof![Just(1usize), Just(2), Just(7), Just(8192)],
         skip in 0usize..3,
+        carry in any::<bool>(),
     ) {
         let skip = skip.min(rows.len());
         let args: Vec<ArrayRef> = kinds
@@ -351,12 +358,21 @@ proptest! {
             .collect();
         let payload: ArrayRef = Arc::new(Int64Array::from_iter_values(0..rows.len() as i64));
         let payload = payload.slice(skip, rows.len() - skip);
-        let expected = oracle(&payload, &args, outer, ordinality);
+        let mut expected = oracle(&payload, &args, outer, ordinality);
+        // without a carried column, no parent index is made
+        let carried = if carry {
+            vec![payload]
+        } else {
+            if !expected.is_empty() {
+                expected.remove(0);
+            }
+            Vec::new()
+        };
         let collections: Vec<Collection> =
             args.iter().map(|a| Collection::new(a.clone()).unwrap()).collect();
         let mut chunks: Vec<Vec<ArrayRef>> = Vec::new();
         Expand::new(outer, ordinality)
-            .run(std::slice::from_ref(&payload), &collections, max_rows, &mut |c| {
+            .run(&carried, &collections, max_rows, &mut |c| {
                 assert!(c[0].len() <= max_rows && !c[0].is_empty());
                 chunks.push(c);
                 Ok(())

@@ -224,29 +224,49 @@ impl Accumulator for CountAcc {
     }
 }
 
-/// The sum of an Int64 array without NULLs, computed exactly and branch
-/// free (so it vectorizes, unlike a checked add per value): the high and
-/// low 32-bit halves are summed separately (neither can overflow for
-/// chunks of under 2^31 values) and combined in i128. `None` for other
-/// types and arrays with NULLs; an error when the sum does not fit i64.
+/// The sum of an Int64 array's non-NULL values, computed exactly and
+/// branch free (so it vectorizes, unlike a checked add per value): the high
+/// and low 32-bit halves are summed separately (neither can overflow over
+/// 2^20 values, nor over a block of 64 values masked by its validity bits) and combined in i128; a NULL's value is masked
+/// to 0 by its validity bit. `None` for other types; an error when the sum
+/// does not fit i64.
 fn exact_i64_sum<T: ArrowPrimitiveType>(
     values: &PrimitiveArray<T>,
 ) -> Option<std::result::Result<Option<T::Native>, ArrowError>> {
     let ints = values.as_any().downcast_ref::<Int64Array>()?;
-    if ints.null_count() > 0 {
-        return None;
-    }
-    if ints.is_empty() {
+    if ints.null_count() == ints.len() {
         return Some(Ok(None));
     }
-    let mut total: i128 = 0;
-    for chunk in ints.values().chunks(1 << 20) {
+    let split = |block: &[i64], mask: u64| {
         let (mut hi, mut lo) = (0i64, 0i64);
-        for &v in chunk {
+        for (i, &v) in block.iter().enumerate() {
+            let v = v & ((mask >> i) & 1).wrapping_neg() as i64;
             hi += v >> 32;
             lo += v & 0xFFFF_FFFF;
         }
-        total += ((hi as i128) << 32) + lo as i128;
+        ((hi as i128) << 32) + lo as i128
+    };
+    let blocks = ints.values().chunks_exact(64);
+    let rest = blocks.remainder();
+    let mut total: i128 = 0;
+    match ints.nulls() {
+        None => {
+            for chunk in ints.values().chunks(1 << 20) {
+                let (mut hi, mut lo) = (0i64, 0i64);
+                for &v in chunk {
+                    hi += v >> 32;
+                    lo += v & 0xFFFF_FFFF;
+                }
+                total += ((hi as i128) << 32) + lo as i128;
+            }
+        }
+        Some(nulls) => {
+            let bits = nulls.inner().bit_chunks();
+            for (block, mask) in blocks.zip(bits.iter()) {
+                total += split(block, mask);
+            }
+            total += split(rest, bits.remainder_bits());
+        }
     }
     let Ok(sum) = i64::try_from(total) else {
         return Some(Err(ArrowError::ArithmeticOverflow(format!(
@@ -725,60 +745,4 @@ impl<T: Average> Accumulator for AvgAcc<T> {
 }
 
 #[cfg(test)]
-mod tests {
-    use arrow_array::Decimal128Array;
-    use arrow_array::types::Decimal128Type;
-    use proptest::prelude::*;
-
-    use super::*;
-
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
-
-        /// Decimal sums of few groups, whose batches are added in i64 lanes
-        /// when their sums fit and in i128 lanes (or checked) otherwise,
-        /// equal the exact sums, with NULLs and any batch cuts.
-        #[test]
-        fn decimal_sums_of_few_groups_are_exact(
-            rows in proptest::collection::vec(
-                (
-                    0u32..4,
-                    proptest::option::weighted(
-                        0.9,
-                        prop_oneof![
-                            -1000i128..1000,
-                            -(10i128.pow(17))..10i128.pow(17),
-                            -(10i128.pow(30))..10i128.pow(30),
-                        ],
-                    ),
-                ),
-                0..400,
-            ),
-            cut in 1usize..300,
-        ) {
-            let dt = DataType::Decimal128(38, 2);
-            let mut acc = SumAcc::<Decimal128Type>::new(Arc::from("sum(v)"), dt.clone());
-            let mut want: [Option<i128>; 4] = [None; 4];
-            let mut n = 0usize;
-            for chunk in rows.chunks(cut) {
-                let groups: Vec<u32> = chunk.iter().map(|(g, _)| *g).collect();
-                n = n.max(groups.iter().map(|&g| g as usize + 1).max().unwrap_or(0));
-                let values: ArrayRef = Arc::new(
-                    Decimal128Array::from(chunk.iter().map(|(_, v)| *v).collect::<Vec<_>>())
-                        .with_data_type(dt.clone()),
-                );
-                acc.update(&groups, Some(&values), n).unwrap();
-                for (g, v) in chunk {
-                    if let Some(v) = v {
-                        let s = want[*g as usize].get_or_insert(0);
-                        *s += v;
-                    }
-                }
-            }
-            let got = acc.finish(n).unwrap();
-            let got = got.as_any().downcast_ref::<Decimal128Array>().unwrap();
-            let got: Vec<Option<i128>> = got.iter().collect();
-            prop_assert_eq!(got, want[..n].to_vec());
-        }
-    }
-}
+mod tests;
