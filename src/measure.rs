@@ -22,18 +22,30 @@ pub struct JoinSummary {
     pub right_sum: i64,
 }
 
-fn sum_column(b: &RecordBatch, i: usize) -> i64 {
+/// The wrapping sum of column `i`'s non-NULL values, 0 when it is not Int64
+/// (or missing).
+pub(crate) fn sum_column(b: &RecordBatch, i: usize) -> i64 {
     b.columns()
         .get(i)
         .and_then(|c| c.as_primitive_opt::<Int64Type>())
-        .map(|a| {
-            if a.null_count() == 0 {
-                a.values().iter().fold(0i64, |s, &v| s.wrapping_add(v))
-            } else {
-                a.iter().flatten().fold(0i64, |s, v| s.wrapping_add(v))
-            }
+        .map_or(0, |a| {
+            let values = a.values();
+            let Some(nulls) = a.nulls() else {
+                return values.iter().fold(0i64, |s, &v| s.wrapping_add(v));
+            };
+            // a NULL's slot masked to 0 by its validity bit: no branch
+            let masked = |block: &[i64], mask: u64| {
+                block.iter().enumerate().fold(0i64, |s, (i, &v)| {
+                    s.wrapping_add(v & ((mask >> i) & 1).wrapping_neg() as i64)
+                })
+            };
+            let bits = nulls.inner().bit_chunks();
+            let blocks = values.chunks_exact(64);
+            let rest = masked(blocks.remainder(), bits.remainder_bits());
+            blocks
+                .zip(bits.iter())
+                .fold(rest, |s, (block, mask)| s.wrapping_add(masked(block, mask)))
         })
-        .unwrap_or(0)
 }
 
 /// Runs `join` over two inputs whose column 1 is an Int64 payload (the

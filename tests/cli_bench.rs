@@ -498,3 +498,111 @@ fn instruction_counts_repeat_and_drive_the_baseline() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_expansion_workloads_run_on_unnest_with_the_rows_the_arrays_give() {
+    let dir = std::env::temp_dir().join(format!("tenon-bench-unnest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("unnest.json");
+    let json = json.to_str().unwrap();
+    let args = [
+        "bench",
+        "--workload",
+        "unnest",
+        "--workload",
+        "unnest_left",
+        "--scale",
+        "0.001",
+        "--runs",
+        "1",
+        "--threads",
+        "2",
+        "--batch-size",
+        "7",
+    ];
+    let out = tenon(&[&args[..], &["--json", json]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("unnest      UNNEST (no strategy to choose)"),
+        "{text}"
+    );
+    // The rows each form gives, counted from the generated arrays.
+    use arrow_array::Array;
+    use arrow_array::cast::AsArray;
+    let t = tenon::datasets::arrays(10_000, 42);
+    let arr = t.column(1).as_list::<i32>();
+    let lens: Vec<usize> = (0..arr.len())
+        .map(|r| {
+            if arr.is_null(r) {
+                0
+            } else {
+                arr.value_length(r) as usize
+            }
+        })
+        .collect();
+    let cross: usize = lens.iter().sum();
+    let left: usize = lens.iter().map(|&n| n.max(1)).sum();
+    let report =
+        tenon::bench::BenchReport::from_json(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let got: Vec<(&str, &str, u64, u64)> = report
+        .workloads
+        .iter()
+        .map(|w| {
+            (
+                w.workload.as_str(),
+                w.strategies[0].strategy.as_str(),
+                w.probe_rows,
+                w.output_rows,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("unnest", "UNNEST", 10_000, cross as u64),
+            ("unnest_left", "UNNEST", 10_000, left as u64)
+        ]
+    );
+    // Compared with itself under a threshold nothing reaches: no regression.
+    let out = tenon(
+        &[
+            &args[..],
+            &["--baseline", json, "--max-regression", "100000"],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("unnest_left UNNEST")
+    );
+
+    // A list of join strategies does not run them, and says why.
+    let out = tenon(&[
+        "bench",
+        "--workload",
+        "unnest",
+        "--strategies",
+        "BROADCAST",
+        "--scale",
+        "0.0005",
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unnest: an expansion, not a join: only UNNEST runs it"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

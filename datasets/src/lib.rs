@@ -28,6 +28,7 @@
 
 mod columns;
 mod generator;
+mod nested;
 mod rng;
 mod shuffle;
 mod split;
@@ -36,5 +37,6 @@ mod workload;
 mod zipf;
 
 pub use generator::{Tables, generate};
+pub use nested::{ARRAYS_FULL_ROWS, arrays};
 pub use split::split_batches;
 pub use workload::{ParseWorkloadError, Workload};

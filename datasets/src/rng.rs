@@ -45,6 +45,8 @@ pub(crate) enum Stream {
     BuildExtra = 7,
     /// Which probe row of each block of 100 matches (low_match).
     MatchSlots = 8,
+    /// Array lengths, NULL rows and elements (`arrays`).
+    Arrays = 9,
 }
 
 /// SplitMix64: a 64-bit state advanced by [`GOLDEN_GAMMA`] and passed

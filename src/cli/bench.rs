@@ -14,6 +14,7 @@ use tenon::datasets::{Tables, Workload, generate};
 use tenon::kernels::{JoinKernel, MemoryBudget, Strategy};
 use tenon::measure::JoinSummary;
 use tenon::suite;
+use tenon::suite::expansion::{self, Expansion, UNNEST};
 
 use super::{CliError, write_text_atomically};
 
@@ -21,12 +22,15 @@ use super::{CliError, write_text_atomically};
 #[derive(Debug, Args)]
 pub(crate) struct BenchArgs {
     /// Workload to run (repeatable): fk_small, fk_medium, fk_large, zipf,
-    /// low_match, m2n, band, nlj, interval, asof. Default: all ten.
+    /// low_match, m2n, band, nlj, interval, asof (joins), unnest,
+    /// unnest_left (expansions). Default: all twelve.
     #[arg(long = "workload", value_name = "NAME")]
     workloads: Vec<String>,
     /// Strategies: `all` (every strategy that can run the workload, except
     /// the nested loop on the 10M-row equi-joins) or a comma-separated list
-    /// of BROADCAST, SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP.
+    /// of BROADCAST, SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP (joins) and
+    /// UNNEST (the expansion kernel, the one way to run unnest and
+    /// unnest_left).
     #[arg(long, default_value = "all")]
     strategies: String,
     /// Worker threads, 1 to 1024 (default: all cores).
@@ -47,9 +51,11 @@ pub(crate) struct BenchArgs {
     /// Seed of the data generator.
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Read each workload from DIR/<workload>/probe.* and build.* (as
+    /// Read each join workload from DIR/<workload>/probe.* and build.* (as
     /// written by `tenon gen synth <workload> --out DIR/<workload>`)
-    /// instead of generating it (--scale and --seed then do not apply).
+    /// instead of generating it (--scale and --seed then do not apply);
+    /// the expansion workloads are always generated, so they run only when
+    /// named with --workload.
     #[arg(long, value_name = "DIR")]
     data: Option<PathBuf>,
     /// Rows per input batch (the probe side is fed as batches of this size).
@@ -85,29 +91,70 @@ enum Measure {
 }
 
 /// The strategies asked for: `None` for `all`.
-fn strategies(spec: &str) -> Result<Option<Vec<Strategy>>, CliError> {
+#[derive(Debug, Clone, PartialEq)]
+struct Asked {
+    /// The join strategies.
+    joins: Vec<Strategy>,
+    /// Whether UNNEST (the expansion kernel) was named.
+    unnest: bool,
+}
+
+/// Parses `--strategies`.
+fn strategies(spec: &str) -> Result<Option<Asked>, CliError> {
     if spec.trim().eq_ignore_ascii_case("all") {
         return Ok(None);
     }
-    spec.split(',')
-        .map(|s| {
-            Strategy::from_name(s).ok_or_else(|| {
-                CliError::usage(format!(
-                    "--strategies: unknown strategy `{}`; use `all` or a comma-separated list \
-                     of BROADCAST, SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP",
-                    s.trim()
-                ))
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(Some)
+    let mut asked = Asked {
+        joins: Vec::new(),
+        unnest: false,
+    };
+    for s in spec.split(',') {
+        if s.trim().eq_ignore_ascii_case(UNNEST) {
+            asked.unnest = true;
+            continue;
+        }
+        asked.joins.push(Strategy::from_name(s).ok_or_else(|| {
+            CliError::usage(format!(
+                "--strategies: unknown strategy `{}`; use `all` or a comma-separated list of \
+                 BROADCAST, SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP, {UNNEST}",
+                s.trim()
+            ))
+        })?);
+    }
+    Ok(Some(asked))
+}
+
+/// One workload of `tenon bench`: a join of two tables or an expansion.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Target {
+    Join(Workload),
+    Expansion(Expansion),
+}
+
+/// The workload called `name`, or a usage error listing every name.
+fn target(name: &str) -> Result<Target, CliError> {
+    if let Some(w) = Workload::from_name(name) {
+        return Ok(Target::Join(w));
+    }
+    if let Some(e) = Expansion::from_name(name) {
+        return Ok(Target::Expansion(e));
+    }
+    let names: Vec<&str> = Workload::ALL
+        .iter()
+        .map(|w| w.name())
+        .chain(Expansion::ALL.iter().map(|e| e.name()))
+        .collect();
+    Err(CliError::usage(format!(
+        "--workload: unknown workload {name:?}; valid workloads are: {}",
+        names.join(", ")
+    )))
 }
 
 /// What `tenon bench` was asked to do, checked.
 struct Job {
-    workloads: Vec<Workload>,
+    workloads: Vec<Target>,
     /// `None`: every strategy that can run a workload, and the planner's.
-    asked: Option<Vec<Strategy>>,
+    asked: Option<Asked>,
     scale: f64,
     /// The planner's settings (`--set`).
     config: tenon::Config,
@@ -137,8 +184,12 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         },
         workloads: Vec::new(),
     };
-    for &w in &job.workloads {
-        if let Some(measured) = measure_workload(&args, &job, w, &progress)? {
+    for &target in &job.workloads {
+        let measured = match target {
+            Target::Join(w) => measure_workload(&args, &job, w, &progress)?,
+            Target::Expansion(e) => measure_expansion(&args, &job, e, &progress)?,
+        };
+        if let Some(measured) = measured {
             progress.inc(1);
             report.workloads.push(measured);
         }
@@ -160,15 +211,18 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
 /// Checks the options (before anything runs) and reads the baseline: a bad
 /// file is reported before minutes of runs.
 fn check_args(args: &BenchArgs) -> Result<Job, CliError> {
-    let workloads: Vec<Workload> = if args.workloads.is_empty() {
-        Workload::ALL.to_vec()
+    let workloads: Vec<Target> = if args.workloads.is_empty() {
+        let joins = Workload::ALL.into_iter().map(Target::Join);
+        // with --data, only what is read from it (--data's help)
+        let expansions = Expansion::ALL
+            .into_iter()
+            .map(Target::Expansion)
+            .filter(|_| args.data.is_none());
+        joins.chain(expansions).collect()
     } else {
         args.workloads
             .iter()
-            .map(|w| {
-                w.parse::<Workload>()
-                    .map_err(|e| CliError::usage(format!("--workload: {e}")))
-            })
+            .map(|w| target(w))
             .collect::<Result<_, _>>()?
     };
     let asked = strategies(&args.strategies)?;
@@ -278,7 +332,12 @@ fn measure_workload(
     let valid = suite::strategies(w, false);
     let mut chosen: Vec<Strategy> = match &job.asked {
         None => suite::strategies(w, true),
-        Some(list) => list.iter().copied().filter(|s| valid.contains(s)).collect(),
+        Some(asked) => asked
+            .joins
+            .iter()
+            .copied()
+            .filter(|s| valid.contains(s))
+            .collect(),
     };
     if job.asked.is_none() {
         // The planner's choices are measured too, so that regret is known.
@@ -329,6 +388,76 @@ fn measure_workload(
         strategies: timings,
         default,
         hinted,
+    }))
+}
+
+/// Expansion `e`: one warm-up run and `--runs` timed runs of the
+/// expansion kernel (and its instruction count with `--measure
+/// instructions`); `None` when `--strategies` does not name UNNEST. There
+/// is no choice to make, so the default and the hinted choice are UNNEST.
+fn measure_expansion(
+    args: &BenchArgs,
+    job: &Job,
+    e: Expansion,
+    progress: &indicatif::ProgressBar,
+) -> Result<Option<WorkloadReport>, CliError> {
+    if job.asked.as_ref().is_some_and(|a| !a.unnest) {
+        eprintln!(
+            "note: {}: an expansion, not a join: only {UNNEST} runs it",
+            e.name()
+        );
+        return Ok(None);
+    }
+    let inputs = expansion::expansion_inputs(e, job.scale, args.seed, args.batch_size);
+    let mut runs_s = Vec::with_capacity(args.runs);
+    let mut summary = None;
+    for run in 0..=args.runs {
+        progress.set_message(format!("{} {UNNEST} run {run}/{}", e.name(), args.runs));
+        let start = Instant::now();
+        let s = job
+            .pool
+            .install(|| expansion::callgrind_measured_region_of_expansion(&inputs))
+            .map_err(|err| CliError::exec(format!("{}: {err}", e.name())))?;
+        if run > 0 {
+            runs_s.push(start.elapsed().as_secs_f64());
+        }
+        summary = Some(s);
+    }
+    let instructions = match args.measure {
+        Measure::Time => None,
+        Measure::Instructions => {
+            progress.set_message(format!("{}: callgrind", e.name()));
+            Some(super::callgrind::count(&super::callgrind::Child {
+                workload: e.name(),
+                strategy: UNNEST,
+                scale: job.scale,
+                seed: args.seed,
+                batch_size: args.batch_size,
+                data: None,
+                settings: &args.settings,
+            })?)
+        }
+    };
+    let choice = Choice {
+        strategy: UNNEST.to_string(),
+        hint: None,
+        reason: "an expansion has one kernel: no strategy to choose".to_string(),
+    };
+    Ok(Some(WorkloadReport {
+        workload: e.name().to_string(),
+        probe_rows: inputs.num_rows() as u64,
+        build_rows: 0,
+        output_rows: summary.map_or(0, |s| s.rows),
+        strategies: vec![StrategyTiming {
+            strategy: UNNEST.to_string(),
+            runs_s,
+            // the kernel reserves nothing of its own: its index vectors
+            // are per output batch (charged by the executor, not here)
+            peak_memory_bytes: 0,
+            instructions,
+        }],
+        default: choice.clone(),
+        hinted: choice,
     }))
 }
 
@@ -489,7 +618,7 @@ fn load_workload(dir: &std::path::Path, w: Workload) -> Result<Tables, CliError>
 /// The terminal table: one line per strategy, then the planner's choices.
 fn print_table(report: &BenchReport) {
     println!(
-        "{:<10} {:<13} {:>10} {:>10} {:>10} {:>12} {:>13} {:>9} {:>7}  chosen",
+        "{:<11} {:<13} {:>10} {:>10} {:>10} {:>12} {:>13} {:>9} {:>7}  chosen",
         "workload",
         "strategy",
         "median_s",
@@ -515,7 +644,7 @@ fn print_table(report: &BenchReport) {
                 marks.push(format!("instructions={n}"));
             }
             println!(
-                "{:<10} {:<13} {:>10.4} {:>10.4} {:>10.4} {:>12} {:>13.1} {:>9.1} {:>7.2}  {}",
+                "{:<11} {:<13} {:>10.4} {:>10.4} {:>10.4} {:>12} {:>13.1} {:>9.1} {:>7.2}  {}",
                 w.workload,
                 t.strategy,
                 median,
@@ -532,8 +661,15 @@ fn print_table(report: &BenchReport) {
     println!();
     for w in &report.workloads {
         let regret = |c: &Choice| w.regret(c).map_or("n/a".to_string(), |r| format!("{r:.2}"));
+        if w.hinted.hint.is_none() {
+            println!(
+                "{:<11} {} (no strategy to choose)",
+                w.workload, w.default.strategy
+            );
+            continue;
+        }
         println!(
-            "{:<10} default {} (regret {}); hint {} -> {} (regret {})",
+            "{:<11} default {} (regret {}); hint {} -> {} (regret {})",
             w.workload,
             w.default.strategy,
             regret(&w.default),

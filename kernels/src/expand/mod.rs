@@ -4,24 +4,28 @@
 //!
 //! ```text
 //!  input rows ──► per row: the length of each argument (list offsets, map
-//!                 entries, a multiset's counts summed); the row's length is
-//!                 the longest (zip), a LEFT expansion pads an empty row to 1
-//!            ──► index vectors, cut into chunks of at most `max_rows`:
-//!                   parents   0 0 0 1 1 3 ...   (input row of each output row)
-//!                   elements  per argument: the value index of each output
-//!                             row (NULL past that argument's end)
+//!                 entries, a multiset's counts summed; 0 for a NULL row,
+//!                 whatever values lie under it); the row's length is the
+//!                 longest (zip), a LEFT expansion pads an empty row to 1
+//!            ──► per chunk of at most `max_rows` output rows:
+//!                   parents   0 0 0 1 1 3 ...   (input row of each output
+//!                             row; only when an input column is carried)
+//!                   elements  per argument, stretches: values 10..13,
+//!                             1 NULL, values 17..19, ... (touching
+//!                             stretches merged)
 //!                   ordinal   1 2 3 1 2 1 ...
-//!            ──► one gather of the input columns by `parents` and of each
-//!                argument's values by its elements (a slice when the
-//!                elements are one contiguous run, as one list argument
-//!                without NULL rows gives)
+//!            ──► the carried columns gathered by `parents`; each
+//!                argument's values copied a stretch at a time (one slice,
+//!                no copy, when the chunk is one stretch)
 //! ```
 //!
-//! No per-row allocation and no per-element scalar: the index vectors are
-//! filled by runs (`extend` of a repeated parent, of a range of element
-//! indices, of 1..=n), then Arrow's `take` gathers. A row that expands to
-//! more than `max_rows` elements is split across chunks, its positions
-//! continuing, so output batches stay bounded.
+//! No per-row allocation and no per-element scalar or index: a row adds
+//! one stretch (merged with the previous one when they touch, so a list
+//! without NULL rows is one stretch per chunk), its positions are stored
+//! eight at a time, and the values are copied by stretch (a memory copy for
+//! fixed-width values). A row that expands to more than `max_rows`
+//! elements is split across chunks, its positions continuing, so output
+//! batches stay bounded.
 //!
 //! What one argument expands to ([`Collection::columns`]):
 //! * a list (`List`, `LargeList`, `FixedSizeList`): one column of its
@@ -42,7 +46,8 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::{Array, ArrayRef, Int64Array, StructArray, UInt32Array, make_array};
-use arrow_buffer::NullBuffer;
+use arrow_buffer::{BooleanBufferBuilder, MutableBuffer, NullBuffer};
+use arrow_data::ArrayDataBuilder;
 use arrow_data::transform::MutableArrayData;
 use arrow_schema::{DataType, Field, FieldRef};
 
@@ -403,6 +408,51 @@ impl Expand {
     }
 }
 
+/// [`copy_pieces`] of fixed-width values without NULLs into a column with
+/// NULLs (a LEFT expansion's padding): the bytes of each stretch copied,
+/// the validity made all-valid once and cleared at the NULL pieces (not
+/// appended stretch by stretch).
+fn copy_fixed_width(
+    values: &ArrayRef,
+    width: usize,
+    pieces: &[chunks::Piece],
+    len: usize,
+) -> Result<ArrayRef> {
+    let data = values.to_data();
+    let bytes = &data.buffers()[0].as_slice()[data.offset() * width..];
+    let mut out = MutableBuffer::with_capacity(len * width);
+    let mut valid = BooleanBufferBuilder::new(len);
+    valid.append_n(len, true);
+    let mut at = 0;
+    for piece in pieces {
+        match *piece {
+            chunks::Piece::Range(start, end) => {
+                out.extend_from_slice(&bytes[start * width..end * width]);
+                at += end - start;
+            }
+            chunks::Piece::Nulls(n) => {
+                out.extend_zeros(n * width);
+                for i in at..at + n {
+                    valid.set_bit(i, false);
+                }
+                at += n;
+            }
+            chunks::Piece::Repeat(index, n) => {
+                for _ in 0..n {
+                    out.extend_from_slice(&bytes[index * width..(index + 1) * width]);
+                }
+                at += n;
+            }
+        }
+    }
+    let data = ArrayDataBuilder::new(values.data_type().clone())
+        .len(len)
+        .add_buffer(out.into())
+        .nulls(Some(NullBuffer::new(valid.finish())))
+        .build()?;
+    Ok(make_array(data))
+}
+
 /// An index vector with no NULLs, for the gathers.
 pub(crate) fn indices(v: Vec<u32>) -> UInt32Array {
     UInt32Array::new(v.into(), None)
@@ -420,6 +470,12 @@ fn copy_pieces(
     len: usize,
     nulls: bool,
 ) -> Result<ArrayRef> {
+    if nulls
+        && values.null_count() == 0
+        && let Some(width) = values.data_type().primitive_width()
+    {
+        return copy_fixed_width(values, width, pieces, len);
+    }
     let data = values.to_data();
     let mut out = MutableArrayData::new(vec![&data], nulls, len);
     for piece in pieces {

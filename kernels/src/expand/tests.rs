@@ -28,15 +28,19 @@ enum Kind {
     Map,
     Multiset,
     ListOfRows,
+    /// A list of Int32 without NULL elements (a NULL element is 0): the
+    /// fixed-width copy of a LEFT or zipped expansion's padded column.
+    ListDense,
 }
 
-const KINDS: [Kind; 6] = [
+const KINDS: [Kind; 7] = [
     Kind::List,
     Kind::LargeListUtf8,
     Kind::Fixed2,
     Kind::Map,
     Kind::Multiset,
     Kind::ListOfRows,
+    Kind::ListDense,
 ];
 
 /// Builds the collection array of `kind` from the rows.
@@ -56,6 +60,21 @@ fn build(kind: Kind, rows: &[Row]) -> ArrayRef {
                     Some(v) => {
                         for e in v {
                             b.values().append_option(*e);
+                        }
+                        b.append(true);
+                    }
+                }
+            }
+            Arc::new(b.finish())
+        }
+        Kind::ListDense => {
+            let mut b = ListBuilder::new(Int32Builder::new());
+            for r in rows {
+                match r {
+                    None => b.append(false),
+                    Some(v) => {
+                        for e in v {
+                            b.values().append_value(e.unwrap_or(0) as i32);
                         }
                         b.append(true);
                     }

@@ -5,9 +5,9 @@
 //! Streaming, on whatever worker produced the input batch, so the expansion
 //! runs in parallel over the input's morsels. A table function's rows are
 //! matched to their input rows by the tags it gives them; the LEFT form
-//! pads the input rows it gave nothing with one row of NULLs. The index
-//! vectors of each output batch are charged to the query's budget while it
-//! is made.
+//! pads the input rows it gave nothing with one row of NULLs. What each
+//! output batch is made from (parents, positions, stretches) is charged to
+//! the query's budget while it is made.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -56,11 +56,13 @@ impl Run<'_> {
                 .map(|a| a.evaluate(&b))
                 .collect::<std::result::Result<Vec<_>, _>>()?;
             let carried: Vec<ArrayRef> = keep.iter().map(|&c| Arc::clone(b.column(c))).collect();
-            // the index vectors of one output batch: 4 bytes a row each for
-            // the parents, every argument and the ordinality
-            let _charge = self
-                .budget
-                .try_reserve("an expansion's output batch", size * 4 * (values.len() + 2))?;
+            // what one output batch is made from, at most: a 4-byte parent
+            // and an 8-byte position a row, and per argument a stretch (24
+            // bytes) a row when no two rows' values touch
+            let _charge = self.budget.try_reserve(
+                "an expansion's output batch",
+                size * (4 + 8 + 24 * values.len()),
+            )?;
             let mut failed: Option<ExecError> = None;
             match kind {
                 ExpandKind::Unnest { ordinality } => {

@@ -26,6 +26,9 @@
 //! a LEFT as-of join, every trade kept with the latest quote of its key at
 //! or before it, broadcast (BROADCAST) or partitioned by key (SHUFFLE_MERGE);
 //! the hash joins and the nested loop cannot choose one version per row.
+//!
+//! The expansion workloads (`unnest`, `unnest_left`) are not joins of two
+//! tables: [`expansion`].
 
 use std::sync::Arc;
 
@@ -40,6 +43,8 @@ use tenon_kernels::{
 };
 
 use crate::measure::{JoinSummary, count_and_sum, count_only};
+
+pub mod expansion;
 
 /// Column of the key `k` on both sides.
 const K: usize = 0;
