@@ -263,7 +263,9 @@ fn json_and_svg_hold_the_runs_choices_and_regret() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("fk_small   default BROADCAST (regret "),
+        text.lines().any(|l| l.starts_with("fk_small ")
+            && l.split_whitespace().collect::<Vec<_>>()[1..4]
+                == ["default", "BROADCAST", "(regret"]),
         "{text}"
     );
     assert!(
