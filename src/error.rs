@@ -64,6 +64,10 @@ pub enum Error {
     /// A file could not be read or written.
     #[error(transparent)]
     Io(#[from] IoError),
+    /// An external database could not be reached, or refused the
+    /// connection (a lookup table's): the URL and the database's error.
+    #[error("{0}")]
+    Connector(String),
     /// A resource ran out: the memory limit, threads.
     #[error("{0}")]
     Resource(#[source] Cause),
@@ -89,7 +93,7 @@ impl Error {
             Error::Statement { source, .. } => source.exit_code(),
             Error::Io(e) if e.is_write() => 3,
             Error::Io(_) => 2,
-            Error::Resource(_) | Error::Execution(_) => 3,
+            Error::Resource(_) | Error::Execution(_) | Error::Connector(_) => 3,
         }
     }
 

@@ -72,6 +72,7 @@
 pub mod bench;
 mod error;
 pub mod io;
+mod lookup;
 pub mod measure;
 pub mod options;
 mod session;

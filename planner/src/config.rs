@@ -87,6 +87,10 @@ pub struct Config {
     /// (`Shared` in EXPLAIN; `exec::shared`). On by default; off to
     /// compare.
     pub shared_subplans: bool,
+    /// Lookup joins' defaults (`lookup.async.capacity`,
+    /// `lookup.async.timeout`, `lookup.async.output-mode`), which a
+    /// `LOOKUP` hint overrides for its join.
+    pub lookup: crate::lookup::LookupDefaults,
 }
 
 impl Default for Config {
@@ -105,13 +109,14 @@ impl Default for Config {
             fused_aggregate: true,
             runtime_filters: true,
             shared_subplans: true,
+            lookup: crate::lookup::LookupDefaults::default(),
         }
     }
 }
 
 impl Config {
     /// The keys [`Config::set`] accepts.
-    pub const KEYS: [&'static str; 9] = [
+    pub const KEYS: [&'static str; 12] = [
         "broadcast_threshold",
         "hint_mode",
         "disabled_strategies",
@@ -121,6 +126,9 @@ impl Config {
         "fused_aggregate",
         "runtime_filters",
         "shared_subplans",
+        "lookup.async.capacity",
+        "lookup.async.timeout",
+        "lookup.async.output-mode",
     ];
 
     /// Applies one `KEY=VALUE` pair.
@@ -215,11 +223,21 @@ impl Config {
             "runtime_filters" => {
                 self.runtime_filters = parse_switch(v).map_err(|w| bad("runtime_filters", w))?
             }
-            _ => {
-                return Err(ConfigError::UnknownKey {
-                    key: key.to_string(),
-                });
-            }
+            other => match self.lookup.set(other, v) {
+                Some(Ok(())) => {}
+                Some(Err(why)) => {
+                    let key = crate::lookup::LookupDefaults::KEYS
+                        .into_iter()
+                        .find(|x| *x == other)
+                        .unwrap_or("lookup");
+                    return Err(bad(key, &why));
+                }
+                None => {
+                    return Err(ConfigError::UnknownKey {
+                        key: key.to_string(),
+                    });
+                }
+            },
         }
         Ok(())
     }

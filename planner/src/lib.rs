@@ -29,6 +29,8 @@
 //! * [`expr`]: expressions compiled and evaluated vectorized on Arrow
 //!   compute kernels; join filters and range conditions built from them;
 //!   scan filters checked against Parquet statistics.
+//! * [`lookup`]: lookup joins' sources ([`lookup::LookupSource`], which an
+//!   embedder implements for its store) and options (the `LOOKUP` hint).
 //! * [`config`]: the settings (`--set KEY=VALUE`), their defaults and bounds.
 //!
 //! The kernels are `tenon-kernels`' own (`tenon_kernels::HashJoin`, ...):
@@ -40,6 +42,7 @@ pub mod config;
 pub mod exec;
 pub mod expr;
 pub mod hints;
+pub mod lookup;
 pub mod prepare;
 pub mod sql;
 pub mod table_function;

@@ -226,7 +226,70 @@ impl Session {
         Ok(format!("dropped view {}", drop.names.join(", ")))
     }
 
+    /// Whether table `name` may be created: `Some(message)` when it exists
+    /// and `IF NOT EXISTS` makes that fine; an error when its name (or the
+    /// name of its `versions` relation) is taken.
+    fn check_new_table(
+        &self,
+        name: &str,
+        create: &CreateTable,
+        versions: Option<&String>,
+    ) -> Result<Option<String>, Error> {
+        let registry = self.read();
+        if registry.catalog.view(name).is_some() {
+            return Err(Error::Ddl(format!(
+                "cannot create table `{name}`: a view has that name (DROP VIEW {name} first, \
+                     or choose another name)"
+            )));
+        }
+        if let Some(owner) = versions_owner(&registry.catalog, name) {
+            return Err(Error::Ddl(format!(
+                "cannot create table `{name}`: it is the versions of the change log \
+                     `{owner}` (choose another name)"
+            )));
+        }
+        if registry.catalog.table(name).is_some() {
+            if create.if_not_exists {
+                return Ok(Some(format!("table {name} exists")));
+            }
+            if !create.or_replace {
+                return Err(Error::Ddl(format!(
+                    "table `{name}` already exists (CREATE OR REPLACE TABLE {name} replaces \
+                         it; DROP TABLE {name} drops it)"
+                )));
+            }
+        }
+        if let Some(v) = versions {
+            let own = registry
+                .catalog
+                .table(name)
+                .is_some_and(|t| t.time.versions.as_ref() == Some(v));
+            if !own && (registry.catalog.table(v).is_some() || registry.catalog.view(v).is_some()) {
+                return Err(Error::Ddl(format!(
+                    "cannot create table `{name}`: its versions relation `{v}` would replace \
+                         a table or view of that name (drop it first, or choose another name)"
+                )));
+            }
+        }
+        Ok(None)
+    }
+
+    /// `CREATE TABLE ... WITH ('connector' = 'jdbc', ...)`: a lookup
+    /// table (module `crate::lookup`).
+    fn create_lookup_table(&self, create: CreateTable) -> Result<String, Error> {
+        let name = create.name.clone();
+        if let Some(exists) = self.check_new_table(&name, &create, None)? {
+            return Ok(exists);
+        }
+        let table = crate::lookup::open(&name, &create.schema, &create.time, &create.options)?;
+        self.write().insert_lookup(&name, &create.schema, table);
+        Ok(format!("created lookup table {name}"))
+    }
+
     fn create_table(&self, create: CreateTable) -> Result<String, Error> {
+        if crate::lookup::is_lookup(&create.options) {
+            return self.create_lookup_table(create);
+        }
         let name = create.name.clone();
         let options = parse_create_options(&name, &create.options)?;
         let mut time = create.time.clone();
@@ -240,45 +303,8 @@ impl Session {
             }
             time.versions = Some(format!("{name}$versions"));
         }
-        {
-            let registry = self.read();
-            if registry.catalog.view(&name).is_some() {
-                return Err(Error::Ddl(format!(
-                    "cannot create table `{name}`: a view has that name (DROP VIEW {name} first, \
-                     or choose another name)"
-                )));
-            }
-            if let Some(owner) = versions_owner(&registry.catalog, &name) {
-                return Err(Error::Ddl(format!(
-                    "cannot create table `{name}`: it is the versions of the change log \
-                     `{owner}` (choose another name)"
-                )));
-            }
-            if registry.catalog.table(&name).is_some() {
-                if create.if_not_exists {
-                    return Ok(format!("table {name} exists"));
-                }
-                if !create.or_replace {
-                    return Err(Error::Ddl(format!(
-                        "table `{name}` already exists (CREATE OR REPLACE TABLE {name} replaces \
-                         it; DROP TABLE {name} drops it)"
-                    )));
-                }
-            }
-            if let Some(v) = &time.versions {
-                let own = registry
-                    .catalog
-                    .table(&name)
-                    .is_some_and(|t| t.time.versions.as_ref() == Some(v));
-                if !own
-                    && (registry.catalog.table(v).is_some() || registry.catalog.view(v).is_some())
-                {
-                    return Err(Error::Ddl(format!(
-                        "cannot create table `{name}`: its versions relation `{v}` would replace \
-                         a table or view of that name (drop it first, or choose another name)"
-                    )));
-                }
-            }
+        if let Some(exists) = self.check_new_table(&name, &create, time.versions.as_ref())? {
+            return Ok(exists);
         }
         let stats = file_stats(&options.path, Some(options.format))?;
         let stats = TableStats {

@@ -82,6 +82,9 @@ pub struct JoinChoice {
     pub filter: Option<String>,
     /// What a temporal or as-of join does, for EXPLAIN.
     pub time_join: Option<String>,
+    /// For a lookup join: how its requests run (its `LOOKUP` hint over the
+    /// session's defaults; `None`: the defaults).
+    pub lookup: Option<crate::lookup::LookupOptions>,
 }
 
 /// Which kernel runs a join: what lowering builds for a [`JoinChoice`].
@@ -134,6 +137,7 @@ impl From<&PlannedJoin> for JoinChoice {
             keys: join.keys.clone(),
             filter: join.filter.clone(),
             time_join: join.time_join.clone(),
+            lookup: join.lookup,
         }
     }
 }
@@ -187,6 +191,7 @@ pub(super) fn set_operation_join(
             .as_ref()
             .map(|f| crate::expr::readable_intervals(&f.to_string())),
         time_join: None,
+        lookup: None,
         reason: format!("a set operation's join (INTERSECT / EXCEPT) takes no hints: {strategy}"),
         adaptive_build_side: allows_adaptive_build_side(&source, strategy),
         source,

@@ -41,7 +41,14 @@ impl PlannedJoin {
     pub fn to_json(&self) -> String {
         let mut o = String::new();
         o.push_str("{\"strategy\": ");
-        json_string(&mut o, self.strategy.name());
+        json_string(
+            &mut o,
+            if self.lookup.is_some() {
+                "LOOKUP"
+            } else {
+                self.strategy.name()
+            },
+        );
         o.push_str(", \"join_type\": ");
         json_string(&mut o, &self.join_type.to_string());
         o.push_str(", \"build\": ");
@@ -55,6 +62,10 @@ impl PlannedJoin {
         if let Some(t) = &self.time_join {
             o.push_str(", \"time_join\": ");
             json_string(&mut o, t);
+        }
+        if let Some(l) = &self.lookup {
+            o.push_str(", \"lookup\": ");
+            json_string(&mut o, &l.describe());
         }
         o.push_str(", \"reason\": ");
         json_string(&mut o, &self.reason);
@@ -105,6 +116,13 @@ impl fmt::Display for PlannedJoin {
         }
         if let Some(t) = &self.time_join {
             write!(f, " [{t}]")?;
+        }
+        if let Some(l) = &self.lookup {
+            write!(f, ": LOOKUP ({})", l.describe())?;
+            for h in &self.ignored_hints {
+                write!(f, "\n    {h}")?;
+            }
+            return Ok(());
         }
         write!(f, ": {}", self.strategy)?;
         match (&self.build, self.build_side) {

@@ -64,6 +64,7 @@ mod choice;
 mod estimate;
 mod explain;
 mod join_numbers;
+mod lookup_hints;
 mod sites;
 
 pub use choice::{JoinChoice, JoinKind, allows_adaptive_build_side};
@@ -147,6 +148,9 @@ pub struct PlannedJoin {
     /// For a temporal or as-of join, what it does (its clause and
     /// semantics, docs/time.md).
     pub time_join: Option<String>,
+    /// For a lookup join: its `LOOKUP` hint's options over the session's
+    /// defaults (`None`: no hint names it).
+    pub lookup: Option<crate::lookup::LookupOptions>,
     /// Why this strategy: `hint BROADCAST(t1) applied` or the default's
     /// reason.
     pub reason: String,
@@ -296,9 +300,21 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
         let decided = describe_block(block, &query.plan, &global_id, catalog, &estimator, &shared)?;
         block_hints::check_hints_name_no_expansion(block, &decided.hints)?;
         let resolution = resolve_block(&decided.joins, &decided.hints, &resolve_config)?;
-        for (j, decision) in resolution.joins.into_iter().enumerate() {
-            let id = decided.joins.joins[j].id;
-            slots[id] = Some(decided.planned(j, decision));
+        let mut planned: Vec<PlannedJoin> = resolution
+            .joins
+            .into_iter()
+            .enumerate()
+            .map(|(j, decision)| decided.planned(j, decision))
+            .collect();
+        lookup_hints::apply_lookup_hints(
+            &decided,
+            &mut planned.iter_mut().collect::<Vec<_>>(),
+            config,
+            &mut unused_hints,
+            block.id,
+        )?;
+        for (j, p) in planned.into_iter().enumerate() {
+            slots[decided.joins.joins[j].id] = Some(p);
         }
         unused_hints.extend(resolution.unused.into_iter().map(|hint| UnusedHint {
             block: block.id,

@@ -81,6 +81,27 @@ pub(super) fn describe_block<'a>(
 }
 
 impl BlockToDecide<'_> {
+    /// Whether the block's join `j` is a lookup join, and the names its
+    /// lookup side goes by in hints (its alias, and its table's name).
+    pub(super) fn lookup_names(&self, j: usize) -> Option<Vec<String>> {
+        let time = TimeJoin::of(&self.nodes[j]).ok().flatten()?;
+        if time.kind != crate::sql::TimeJoinKind::Lookup {
+            return None;
+        }
+        let right = self.joins.joins[j].right.name.clone()?;
+        let mut names = vec![right.clone()];
+        if let Some(table) = self
+            .joins
+            .inputs
+            .iter()
+            .find(|i| i.name == right)
+            .and_then(|i| i.aliased_table.clone())
+        {
+            names.push(table);
+        }
+        Some(names)
+    }
+
     /// The planned join for the block's join `j`, decided by `decision`.
     pub(super) fn planned(&self, j: usize, decision: JoinDecision) -> PlannedJoin {
         let site = &self.joins.joins[j];
@@ -104,6 +125,7 @@ impl BlockToDecide<'_> {
                 .map_or(join.filter.as_ref(), |t| t.residual.as_ref())
                 .map(|f| crate::expr::readable_intervals(&f.to_string())),
             time_join: time_join.as_ref().map(TimeJoin::describe),
+            lookup: None,
             reason: or_note(decision.reason, decision.strategy, join),
             adaptive_build_side: time_join.is_none()
                 && allows_adaptive_build_side(&decision.source, decision.strategy),

@@ -20,6 +20,7 @@ pub mod held_form;
 mod join_aggregate;
 mod join_run;
 mod limit;
+pub mod lookup;
 mod lower;
 mod plan;
 mod run;

@@ -92,6 +92,17 @@ pub enum Operator {
         /// the run-time adaptation it allows).
         decision: JoinChoice,
     },
+    /// Each input row joined with the rows a lookup source returns for its
+    /// key (a lookup join, module `lookup`): streaming, one request per
+    /// input batch.
+    Lookup {
+        /// The probe input.
+        input: Box<PhysicalPlan>,
+        /// The configured lookup join.
+        join: Box<crate::exec::lookup::LookupJoin>,
+        /// What the chooser decided for it (EXPLAIN's join list).
+        decision: JoinChoice,
+    },
     /// Grouping and aggregate functions.
     Aggregate {
         /// The input.
@@ -253,6 +264,7 @@ impl PhysicalPlan {
             Operator::Filter { input, .. }
             | Operator::Project { input, .. }
             | Operator::Expand { input, .. }
+            | Operator::Lookup { input, .. }
             | Operator::Aggregate { input, .. }
             | Operator::JoinAggregate { input, .. }
             | Operator::Sort { input, .. }
@@ -272,6 +284,7 @@ impl PhysicalPlan {
             Operator::Filter { input, .. }
             | Operator::Project { input, .. }
             | Operator::Expand { input, .. }
+            | Operator::Lookup { input, .. }
             | Operator::Aggregate { input, .. }
             | Operator::JoinAggregate { input, .. }
             | Operator::Sort { input, .. }
@@ -292,7 +305,8 @@ impl PhysicalPlan {
             for c in p.children() {
                 walk(c, out);
             }
-            if let Operator::Join { decision, .. } = &p.operator {
+            if let Operator::Join { decision, .. } | Operator::Lookup { decision, .. } = &p.operator
+            {
                 out.push(decision);
             }
         }
@@ -372,6 +386,7 @@ impl PhysicalPlan {
                 let _ = write!(s, " ({})", d.reason);
                 s
             }
+            Operator::Lookup { join, .. } => join.describe(),
             Operator::Aggregate { aggregate, .. } => aggregate.describe(),
             Operator::JoinAggregate { aggregate, .. } => aggregate.describe(),
             Operator::Sort { sort, .. } => sort.describe(),
@@ -430,6 +445,9 @@ impl PhysicalPlan {
             }
             if let Some(adapted) = m.adapted.get() {
                 let _ = write!(out, " adapted: {adapted}");
+            }
+            if let Operator::Lookup { join, .. } = &self.operator {
+                let _ = write!(out, " {}", join.metrics);
             }
             out.push_str(&self.runtime_filter_figures());
         }

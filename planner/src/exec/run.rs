@@ -359,6 +359,7 @@ impl Run<'_> {
             }
             Operator::Filter { .. } => self.filter(plan, true, &out),
             Operator::Expand { .. } => self.expand(plan, &out),
+            Operator::Lookup { .. } => self.lookup(plan, &out),
             Operator::Project { input, exprs } => self.push(input, &|b: RecordBatch| {
                 let start = Instant::now();
                 let columns = exprs

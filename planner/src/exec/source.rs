@@ -114,6 +114,9 @@ pub struct TableData {
     /// Where the rows come from when they are read while the query runs
     /// (then `batches` is empty and every column can be read).
     pub source: Option<Arc<dyn TableSource>>,
+    /// For a lookup table: the source its rows are fetched from by key
+    /// (a lookup join; its scans read `source`).
+    pub lookup: Option<Arc<dyn crate::lookup::LookupSource>>,
 }
 
 impl TableData {
@@ -125,6 +128,7 @@ impl TableData {
             columns: None,
             charge: None,
             source: None,
+            lookup: None,
         }
     }
 

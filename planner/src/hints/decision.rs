@@ -87,6 +87,12 @@ pub enum IgnoreReason {
     /// The hint names no direct input of any join of its block (H12,
     /// H24): its tables are inside join subtrees, or the block has no join.
     NoMatchingJoin,
+    /// A LOOKUP hint's `'table'` is not the lookup side of a lookup join of
+    /// its block (H51).
+    NotALookupJoin {
+        /// The name the hint gave.
+        table: String,
+    },
 }
 
 fn side_name(side: JoinSide) -> &'static str {
@@ -134,6 +140,12 @@ impl fmt::Display for IgnoreReason {
             IgnoreReason::NoMatchingJoin => f.write_str(
                 "it names no direct input of a join in its query block (a table inside a join \
                  subtree is not a join input; name the other input of that join)",
+            ),
+            IgnoreReason::NotALookupJoin { table } => write!(
+                f,
+                "`{table}` is not the lookup table of a lookup join in its query block (a \
+                 lookup join reads a lookup table, such as a 'jdbc' one, `FOR SYSTEM_TIME AS \
+                 OF` a PROCTIME() column)"
             ),
         }
     }

@@ -55,6 +55,11 @@ pub struct CatalogTable {
     /// What the table declares about time and versions (`CREATE TABLE`'s
     /// PRIMARY KEY, WATERMARK and PROCTIME()); empty for other tables.
     pub time: TableTime,
+    /// For a table whose rows can be fetched by key (a lookup table,
+    /// joined with `FOR SYSTEM_TIME AS OF probe.proc_time`): where they
+    /// come from, as EXPLAIN says it (`SQLite file shop.db, table
+    /// customers`). `None` for other tables.
+    pub lookup: Option<String>,
 }
 
 /// What a table declares about time and versions.
@@ -245,8 +250,22 @@ impl Catalog {
                 schema,
                 stats,
                 time,
+                lookup: None,
             },
         );
+    }
+
+    /// Marks table `name` (registered) as a lookup table whose rows come
+    /// from `source` (a description for EXPLAIN); `false` when there is
+    /// no such table.
+    pub fn set_lookup(&mut self, name: &str, source: impl Into<String>) -> bool {
+        match self.tables.get_mut(name) {
+            Some(t) => {
+                t.lookup = Some(source.into());
+                true
+            }
+            None => false,
+        }
     }
 
     /// Registers (or replaces) a temporal table function. Nothing is

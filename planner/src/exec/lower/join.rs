@@ -21,7 +21,8 @@ use crate::choose::{JoinChoice, JoinKind};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
 use crate::expr::{ExprJoinFilter, PhysicalExpr};
-use crate::sql::TimeJoin;
+use crate::lookup::LookupOptions;
+use crate::sql::{TimeJoin, TimeJoinKind};
 use tenon_kernels::{
     HashJoin, HashJoinMode, Join, JoinKernel, JoinType, NestedLoopJoin, RangeCondition,
     SortMergeJoin, Strategy,
@@ -102,6 +103,12 @@ impl Lowering<'_> {
         let choice = self.choice_of(join)?;
         let time = TimeJoin::of(join).map_err(ExecError::Unsupported)?;
         match (choice.kernel, time) {
+            (JoinKind::Asof, Some(time)) if time.kind == TimeJoinKind::Lookup => {
+                let options = choice
+                    .lookup
+                    .unwrap_or_else(|| LookupOptions::defaults(&self.config.lookup));
+                return self.lookup_join(join, time, choice, need, options);
+            }
             (JoinKind::Asof, Some(time)) => return self.time_join(join, time, choice, need),
             (JoinKind::Asof, None) => {
                 return Err(ExecError::Unsupported(

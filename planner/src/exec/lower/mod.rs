@@ -35,6 +35,7 @@ use crate::sql::{Expand, as_expand, as_set_operation};
 use tenon_kernels::MemoryBudget;
 
 mod join;
+mod lookup;
 mod ranges;
 mod time_join;
 

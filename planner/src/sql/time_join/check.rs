@@ -138,6 +138,23 @@ fn check_join(join: &Join, catalog: &Catalog) -> Result<(), SqlError> {
         )));
     }
     time_type(join, &tj).map_err(SqlError::Plan)?;
+    if tj.kind == TimeJoinKind::Lookup {
+        let keys = crate::lookup::lookup_keys(
+            &join.on,
+            tj.residual.as_ref(),
+            join.right.schema(),
+            &|_| true,
+        );
+        if keys.keys.is_empty() {
+            return Err(SqlError::Plan(format!(
+                "the lookup join {} has no equality with a column of the lookup table: a \
+                 lookup fetches rows by key, so ON needs `probe.x = lookup.key` (or \
+                 `lookup.key = constant`)",
+                tj.clause
+            )));
+        }
+        return Ok(());
+    }
     if tj.kind == TimeJoinKind::Asof {
         return Ok(());
     }

@@ -101,6 +101,11 @@ pub enum TimeJoinKind {
     /// As-of join (`ASOF JOIN ... MATCH_CONDITION`): the closest right row
     /// among those that pass the other ON conditions; every left row kept.
     Asof,
+    /// Lookup join (`FOR SYSTEM_TIME AS OF l.proctime` against a lookup
+    /// table): each probe row joins the rows the table's source returns
+    /// for its key when it is processed; the rest of the ON condition
+    /// filters them.
+    Lookup,
 }
 
 impl TimeJoinKind {
@@ -109,6 +114,7 @@ impl TimeJoinKind {
             "temporal" => TimeJoinKind::Temporal,
             "latest" => TimeJoinKind::Latest,
             "asof" => TimeJoinKind::Asof,
+            "lookup" => TimeJoinKind::Lookup,
             _ => return None,
         })
     }
@@ -118,6 +124,7 @@ impl TimeJoinKind {
             TimeJoinKind::Temporal => "temporal",
             TimeJoinKind::Latest => "latest",
             TimeJoinKind::Asof => "asof",
+            TimeJoinKind::Lookup => "lookup",
         }
     }
 
@@ -290,6 +297,13 @@ impl TimeJoin {
                  pass the other ON conditions; unmatched rows are kept",
                 self.clause, self.op
             ),
+            TimeJoinKind::Lookup => {
+                return format!(
+                    "lookup join {}: the distinct keys of each probe batch are fetched from {} \
+                     in one request; the rest of the ON condition filters the fetched rows",
+                    self.clause, self.note
+                );
+            }
         };
         if self.note.is_empty() {
             what

@@ -375,6 +375,38 @@ fn temporal_join(
         )));
     };
     let (left, on) = temporal_kind(join, &what)?;
+    if let Some(source) = catalog.table(&table_name).and_then(|t| t.lookup.clone()) {
+        if !is_proc_time(time, scope) {
+            return Err(SqlError::Plan(format!(
+                "{what}{}: `{table_name}` is a lookup table ({source}), whose rows are fetched \
+                 when each probe row is processed: join it `FOR SYSTEM_TIME AS OF` a PROCTIME() \
+                 column of the probe side (declare `proc_time AS PROCTIME()` in the probe \
+                 table's CREATE TABLE)",
+                at(time)
+            )));
+        }
+        let qualifier = match alias {
+            Some(a) => fold_ident(&a.name),
+            None => table_name.clone(),
+        };
+        let clause = format!("FOR SYSTEM_TIME AS OF {time}");
+        let marker = parse_expr(&marker_sql(
+            TimeJoinKind::Lookup,
+            ">=",
+            &clause,
+            &source,
+            None,
+            None,
+            None,
+        ))?;
+        rejoin(
+            join,
+            plain_relation(&table_name, qualifier),
+            left,
+            and(on, marker),
+        );
+        return Ok(false);
+    }
     let table = versioned(catalog, &table_name, &what, time)?;
     let kind = if is_proc_time(time, scope) {
         TimeJoinKind::Latest
@@ -427,8 +459,20 @@ fn temporal_join(
         right_time.as_deref(),
         tombstone.as_deref(),
     ))?;
-    let relation = TableFactor::Table {
-        name: ObjectName::from(vec![Ident::with_quote('"', table.relation.clone())]),
+    rejoin(
+        join,
+        plain_relation(&table.relation, qualifier),
+        left,
+        and(on, marker),
+    );
+    Ok(table.tombstone)
+}
+
+/// The table `relation` under the alias `qualifier` (quoted: both are
+/// folded names already).
+fn plain_relation(relation: &str, qualifier: String) -> TableFactor {
+    TableFactor::Table {
+        name: ObjectName::from(vec![Ident::with_quote('"', relation.to_string())]),
         alias: Some(TableAlias {
             explicit: true,
             name: Ident::with_quote('"', qualifier),
@@ -443,15 +487,18 @@ fn temporal_join(
         json_path: None,
         sample: None,
         index_hints: Vec::new(),
-    };
-    let condition = JoinConstraint::On(and(on, marker));
+    }
+}
+
+/// `join` as an INNER (or, `left`, LEFT) join of `relation` ON `on`.
+fn rejoin(join: &mut Join, relation: TableFactor, left: bool, on: Expr) {
+    let condition = JoinConstraint::On(on);
     join.relation = relation;
     join.join_operator = if left {
         JoinOperator::LeftOuter(condition)
     } else {
         JoinOperator::Inner(condition)
     };
-    Ok(table.tombstone)
 }
 
 fn asof_join(join: &mut Join) -> Result<(), SqlError> {

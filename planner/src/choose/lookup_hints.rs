@@ -1,0 +1,82 @@
+//! The `LOOKUP` hints of a query block (docs/hints.md H51): each names a
+//! lookup table of the block by `'table'` (its alias, or its name) and
+//! sets how that one lookup join's requests run, over the session's
+//! defaults. Options are checked whatever the hint names; a hint naming no
+//! lookup join of its block is an error in strict mode and ignored, with
+//! its reason in EXPLAIN, in lenient mode (H17). The first hint naming a
+//! table decides its options.
+
+use super::sites::BlockToDecide;
+use super::{PlannedJoin, UnusedHint};
+use crate::config::Config;
+use crate::hints::{HintError, HintMode, HintName, IgnoreReason, IgnoredHint, hint_key_values};
+use crate::lookup::LookupOptions;
+
+/// Sets `planned[j].lookup` for every lookup join of the block
+/// (`planned[j]` is the block's join `j`): its LOOKUP hint's options, or
+/// the defaults; hints naming no lookup join go to `unused` (lenient).
+pub(super) fn apply_lookup_hints(
+    decided: &BlockToDecide<'_>,
+    planned: &mut [&mut PlannedJoin],
+    config: &Config,
+    unused: &mut Vec<UnusedHint>,
+    block: usize,
+) -> Result<(), HintError> {
+    // every lookup join gets options: the defaults unless a hint sets them
+    let mut hinted = vec![false; planned.len()];
+    for hint in decided.hints.iter().filter(|h| h.name == HintName::Lookup) {
+        let pairs = hint_key_values(hint);
+        let bad = |message: String| HintError::JoinHintArguments {
+            hint: hint.to_string(),
+            position: hint.position,
+            message,
+        };
+        let options = LookupOptions::from_hint(&pairs, &config.lookup).map_err(bad)?;
+        let Some((_, table)) = pairs.iter().find(|(k, _)| k.eq_ignore_ascii_case("table")) else {
+            return Err(bad(
+                "LOOKUP needs 'table' = 'name': the lookup table (or its alias) whose joins \
+                 the options are for"
+                    .into(),
+            ));
+        };
+        let mut matched = false;
+        for (j, join) in planned.iter_mut().enumerate() {
+            let Some(names) = decided.lookup_names(j) else {
+                continue;
+            };
+            if names.iter().any(|n| n.eq_ignore_ascii_case(table)) {
+                matched = true;
+                if !hinted[j] {
+                    hinted[j] = true;
+                    join.lookup = Some(options);
+                }
+            }
+        }
+        if matched {
+            continue;
+        }
+        let reason = IgnoreReason::NotALookupJoin {
+            table: table.clone(),
+        };
+        if config.hint_mode == HintMode::Strict {
+            return Err(HintError::StrictHint {
+                hint: hint.to_string(),
+                join: None,
+                reason: reason.to_string(),
+            });
+        }
+        unused.push(UnusedHint {
+            block,
+            hint: IgnoredHint {
+                hint: hint.to_string(),
+                reason,
+            },
+        });
+    }
+    for (j, join) in planned.iter_mut().enumerate() {
+        if !hinted[j] && decided.lookup_names(j).is_some() {
+            join.lookup = Some(LookupOptions::defaults(&config.lookup));
+        }
+    }
+    Ok(())
+}
