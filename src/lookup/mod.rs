@@ -1,7 +1,7 @@
 //! Lookup tables: `CREATE TABLE ... WITH ('connector' = 'jdbc', 'url' =
 //! ..., 'table-name' = ...)`, a table of an external database whose rows a
 //! lookup join fetches by key ([`LookupSource`]) and a scan reads whole
-//! ([`TableSource`]).
+//! ([`LookupSource::scan`]).
 //!
 //! | option | required | values | default |
 //! |---|---|---|---|
@@ -24,7 +24,6 @@ mod values;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, SchemaRef};
-use tenon_planner::exec::TableSource;
 use tenon_planner::lookup::LookupSource;
 use tenon_planner::sql::TableTime;
 
@@ -116,10 +115,8 @@ pub(crate) fn quote_ident(name: &str) -> String {
 /// A lookup table, opened.
 #[derive(Debug)]
 pub(crate) struct LookupTable {
-    /// Fetches rows by key.
+    /// Fetches rows by key, and reads the whole table.
     pub(crate) lookup: Arc<dyn LookupSource>,
-    /// Reads the whole table.
-    pub(crate) scan: Arc<dyn TableSource>,
     /// Its rows, if the database says.
     pub(crate) rows: Option<u64>,
     /// Where its rows come from (EXPLAIN).
@@ -230,8 +227,7 @@ pub(crate) fn open(
         return Ok(LookupTable {
             rows: table.row_count(),
             describe: table.describe(),
-            lookup: Arc::clone(&table) as Arc<dyn LookupSource>,
-            scan: table,
+            lookup: table,
         });
     }
     Err(ddl(format!("'url' = '{url}': tenon connects to {SCHEMES}")))

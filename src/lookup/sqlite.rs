@@ -17,7 +17,7 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, Schema, SchemaRef};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
-use tenon_planner::exec::{ExecError, ScanReport, ScanRequest, Sink, TableSource};
+use tenon_planner::exec::{ExecError, ScanRequest, Sink};
 use tenon_planner::lookup::{LookupError, LookupRequest, LookupSource};
 
 use super::values::{SqlValue, key_value, to_array};
@@ -298,14 +298,17 @@ impl LookupSource for SqliteTable {
             }
         }
     }
+
+    fn scan(&self, request: &ScanRequest<'_>, sink: &Sink<'_>) -> tenon_planner::exec::Result<()> {
+        self.scan_all(request, sink)
+    }
 }
 
-impl TableSource for SqliteTable {
-    fn scan(
+impl SqliteTable {
+    fn scan_all(
         &self,
         request: &ScanRequest<'_>,
         sink: &Sink<'_>,
-        _report: &mut ScanReport,
     ) -> tenon_planner::exec::Result<()> {
         let columns = request.columns;
         let select = self.select(columns);

@@ -6,6 +6,7 @@ mod builder;
 mod ddl;
 mod explain;
 mod held_bytes;
+mod lookup;
 mod output;
 mod query;
 mod settings;

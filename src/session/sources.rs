@@ -549,7 +549,8 @@ impl Registry {
         self.catalog
             .register_table_with_stats(name, Arc::clone(schema), stats);
         self.catalog.set_lookup(name, table.describe);
-        let mut data = TableData::from_source(Arc::clone(schema), table.scan);
+        let scan = tenon_planner::lookup::LookupScan(Arc::clone(&table.lookup));
+        let mut data = TableData::from_source(Arc::clone(schema), Arc::new(scan));
         data.lookup = Some(table.lookup);
         self.tables.insert(name.to_string(), Arc::new(data));
         self.files.remove(name);

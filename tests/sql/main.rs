@@ -27,6 +27,7 @@ mod joins;
 mod lazy_scans;
 mod lazy_tables;
 mod limits;
+mod lookup;
 mod memory;
 mod nested_types;
 mod operators;

@@ -89,6 +89,8 @@ use std::sync::{Arc, Mutex};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 
+use crate::exec::{ScanReport, ScanRequest, Sink, TableSource};
+
 /// What a lookup source fails with: its own error, which should say what
 /// went wrong and where (the store's address, the table).
 pub type LookupError = Box<dyn std::error::Error + Send + Sync>;
@@ -175,6 +177,25 @@ pub trait LookupSource: Send + Sync + fmt::Debug + 'static {
     /// before the query fails with it.
     fn lookup(&self, request: &LookupRequest) -> Result<RecordBatch, LookupError>;
 
+    /// Reads the whole table (a regular join against it, `SELECT * FROM`
+    /// it): the columns `request` asks for, pushed into `sink` in batches
+    /// of about `request.batch_size` rows. The default refuses: a store
+    /// that can only be looked up by key.
+    ///
+    /// # Errors
+    /// The sink's first error, or the store's.
+    fn scan(&self, request: &ScanRequest<'_>, sink: &Sink<'_>) -> crate::exec::Result<()> {
+        let _ = (request, sink);
+        Err(crate::exec::ExecError::Source(
+            format!(
+                "{} can only be looked up by key, not read whole: join it `FOR SYSTEM_TIME AS \
+                 OF` a PROCTIME() column with an equality on its key",
+                self.describe()
+            )
+            .into(),
+        ))
+    }
+
     /// Starts the request and returns at once; `done` is called with its
     /// result from any thread. The default runs [`LookupSource::lookup`]
     /// on a thread of its own, so a source whose client has no async API
@@ -200,5 +221,21 @@ pub trait LookupSource: Send + Sync + fmt::Debug + 'static {
             )
             .into()));
         }
+    }
+}
+
+/// A lookup source read whole: the [`TableSource`] of a lookup table's
+/// scans ([`LookupSource::scan`]).
+#[derive(Debug, Clone)]
+pub struct LookupScan(pub Arc<dyn LookupSource>);
+
+impl TableSource for LookupScan {
+    fn scan(
+        &self,
+        request: &ScanRequest<'_>,
+        sink: &Sink<'_>,
+        _report: &mut ScanReport,
+    ) -> crate::exec::Result<()> {
+        self.0.scan(request, sink)
     }
 }

@@ -392,7 +392,6 @@ fn h50_multi_join_runs_the_listed_joins() {
 }
 
 #[test]
-#[ignore = "LOOKUP (H51) is not implemented: its options are not validated (a LOOKUP without 'table' runs)"]
 fn h51_lookup_requires_a_table_and_complete_retry_options() {
     let s = sess();
     let e = query_err(

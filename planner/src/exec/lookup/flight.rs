@@ -167,6 +167,9 @@ impl Flight {
                 );
                 break seq;
             }
+            if has_work(&s, &ctx.join.options) {
+                continue;
+            }
             let wait = next_event(&s);
             drop(
                 self.changed
@@ -309,6 +312,9 @@ impl Flight {
             if s.entries.is_empty() {
                 break;
             }
+            if has_work(&s, &ctx.join.options) {
+                continue;
+            }
             let wait = next_event(&s);
             drop(
                 self.changed
@@ -319,6 +325,21 @@ impl Flight {
         ctx.join.metrics.waited(start.elapsed());
         Ok(())
     }
+}
+
+/// Whether a driver has something to do now (a completion may have come
+/// in after its last look): a returned request, a retry due, or a
+/// finished batch while no one emits.
+fn has_work(s: &State, options: &crate::lookup::LookupOptions) -> bool {
+    let now = Instant::now();
+    let ordered = options.output_mode == OutputMode::Ordered;
+    s.failure.is_some()
+        || s.entries.iter().any(|(&seq, e)| match &e.stage {
+            Stage::Returned => e.probe.is_some(),
+            Stage::RetryAt(at, _) => *at <= now && s.in_flight < options.capacity,
+            Stage::Ready => !s.emitting && e.probe.is_some() && (!ordered || seq == s.next_emit),
+            Stage::InFlight => false,
+        })
 }
 
 /// How long a waiting driver may sleep: until the next retry is due or

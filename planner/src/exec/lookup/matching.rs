@@ -117,6 +117,9 @@ impl Probe {
 
     /// The first key asked for, as text (for messages): `(7)`, `(7, 'US')`.
     pub(super) fn first_key_text(&self) -> String {
+        if self.key_count() == 0 {
+            return "(none)".into();
+        }
         let values: Vec<String> = self
             .distinct
             .iter()

@@ -186,6 +186,30 @@ impl Run<'_> {
                     join.table
                 ))
             })?;
+        let schema = source.schema();
+        if let Some(&c) = join
+            .key_columns
+            .iter()
+            .find(|&&c| !source.can_look_up_by(c))
+        {
+            let name = |c: usize| schema.fields().get(c).map_or("?", |f| f.name().as_str());
+            let able: Vec<&str> = (0..schema.fields().len())
+                .filter(|&c| source.can_look_up_by(c))
+                .map(name)
+                .collect();
+            return Err(ExecError::Unsupported(format!(
+                "lookup join on `{}`: {} cannot look rows up by column `{}`; it looks up by {}: \
+                 compare one of those with `=` in ON",
+                join.table,
+                join.source,
+                name(c),
+                if able.is_empty() {
+                    "no column".to_string()
+                } else {
+                    able.join(", ")
+                }
+            )));
+        }
         if join.options.is_async {
             return flight::run(self, plan, join, source, sink);
         }
