@@ -66,7 +66,9 @@ pub(crate) struct QueryArgs {
     #[arg(long)]
     batch_size: Option<usize>,
     /// A setting KEY=VALUE (repeatable): broadcast_threshold, hint_mode,
-    /// disabled_strategies, memory_limit, threads, batch_size.
+    /// disabled_strategies, memory_limit, threads, batch_size,
+    /// fused_aggregate, runtime_filters, shared_subplans,
+    /// lookup.async.capacity, lookup.async.timeout, lookup.async.output-mode.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     settings: Vec<String>,
     /// Print the plan (each join's strategy and why) instead of running.

@@ -6,9 +6,9 @@
 //! | option | required | values | default |
 //! |---|---|---|---|
 //! | `connector` | yes | `jdbc` | |
-//! | `url` | yes | `jdbc:sqlite:path/to/file.db` | |
+//! | `url` | yes | `jdbc:sqlite:path/to/file.db`, `jdbc:postgresql://host:port/database` | |
 //! | `table-name` | yes | the database's table | |
-//! | `username`, `password` | no | credentials (none for SQLite) | |
+//! | `username`, `password` | no | PostgreSQL's credentials (none for SQLite) | |
 //! | `lookup.max-retries` | no | retries of a failed request (not of a key found missing) | 3 |
 //! | `lookup.cache` | no | `NONE` | `NONE` |
 //!
@@ -18,6 +18,7 @@
 //! not taken (the table is read as it is when each probe row is
 //! processed).
 
+mod postgres;
 mod sqlite;
 mod values;
 
@@ -44,7 +45,7 @@ const KEYS: [&str; 7] = [
 ];
 
 /// The URL schemes tenon connects to.
-const SCHEMES: &str = "jdbc:sqlite:path/to/file.db";
+const SCHEMES: &str = "jdbc:sqlite:path/to/file.db and jdbc:postgresql://host:port/database";
 
 /// A lookup table's declared columns and the database table they read.
 #[derive(Debug, Clone)]
@@ -204,14 +205,12 @@ pub(crate) fn open(
         schema: Arc::clone(schema),
         store_names: Vec::new(),
     };
-    let opened = |r: Result<sqlite::SqliteTable, (bool, String)>| {
-        r.map_err(|(unreachable, m)| {
-            if unreachable {
-                Error::Connector(format!("lookup table `{name}`: {m}"))
-            } else {
-                ddl(m)
-            }
-        })
+    let failed = |(unreachable, m): (bool, String)| {
+        if unreachable {
+            Error::Connector(format!("lookup table `{name}`: {m}"))
+        } else {
+            ddl(m)
+        }
     };
     if let Some(path) = url.strip_prefix("jdbc:sqlite:") {
         if get("username").is_some() || get("password").is_some() {
@@ -219,11 +218,25 @@ pub(crate) fn open(
                 "SQLite takes no 'username' or 'password' (a file has no users)".into(),
             ));
         }
-        let table = Arc::new(opened(sqlite::SqliteTable::open(
-            path,
-            declared,
-            max_retries,
-        ))?);
+        let table =
+            Arc::new(sqlite::SqliteTable::open(path, declared, max_retries).map_err(failed)?);
+        return Ok(LookupTable {
+            rows: table.row_count(),
+            describe: table.describe(),
+            lookup: table,
+        });
+    }
+    if url.starts_with("jdbc:postgresql:") {
+        let table = Arc::new(
+            postgres::PostgresTable::open(
+                &url,
+                get("username").as_deref(),
+                get("password").as_deref(),
+                declared,
+                max_retries,
+            )
+            .map_err(failed)?,
+        );
         return Ok(LookupTable {
             rows: table.row_count(),
             describe: table.describe(),

@@ -4,10 +4,12 @@
 //! Every store gives values in a few kinds (integers, reals, text, NULL);
 //! each declared type takes the kinds that fit it: an integer column
 //! integers in its range, a floating column integers and reals, a text
-//! column text, a boolean column 0 and 1 (or `true`/`false`), and a date,
+//! column text, a boolean column 0 and 1 (or `true`/`false`, `t`/`f`), and a date,
 //! timestamp or decimal column the text the database stores it as (parsed
 //! as Arrow casts text) or a number. A value that does not fit is an error
-//! naming the column and the value, never a silent NULL.
+//! naming the column and the value, never a silent NULL. A store that gives
+//! every value as text (PostgreSQL's text output) is read the same way:
+//! numbers and booleans are parsed from their text.
 
 use std::sync::Arc;
 
@@ -101,6 +103,7 @@ pub(crate) fn to_array(
                     SqlValue::Null => None,
                     SqlValue::Int(i) => Some(*i),
                     SqlValue::Real(r) if r.fract() == 0.0 && r.abs() < 9.0e15 => Some(*r as i64),
+                    SqlValue::Text(t) => Some(t.trim().parse::<i64>().map_err(|_| misfit(v))?),
                     other => return Err(misfit(other)),
                 });
             }
@@ -114,6 +117,7 @@ pub(crate) fn to_array(
                     SqlValue::Null => None,
                     SqlValue::Int(i) => Some(*i as f64),
                     SqlValue::Real(r) => Some(*r),
+                    SqlValue::Text(t) => Some(parse_real(t).ok_or_else(|| misfit(v))?),
                     other => return Err(misfit(other)),
                 });
             }
@@ -136,8 +140,16 @@ pub(crate) fn to_array(
                     SqlValue::Null => b.append_null(),
                     SqlValue::Int(0) => b.append_value(false),
                     SqlValue::Int(1) => b.append_value(true),
-                    SqlValue::Text(t) if t.eq_ignore_ascii_case("true") => b.append_value(true),
-                    SqlValue::Text(t) if t.eq_ignore_ascii_case("false") => b.append_value(false),
+                    SqlValue::Text(t)
+                        if ["true", "t"].iter().any(|x| t.eq_ignore_ascii_case(x)) =>
+                    {
+                        b.append_value(true)
+                    }
+                    SqlValue::Text(t)
+                        if ["false", "f"].iter().any(|x| t.eq_ignore_ascii_case(x)) =>
+                    {
+                        b.append_value(false)
+                    }
                     other => return Err(misfit(other)),
                 }
             }
@@ -192,6 +204,15 @@ pub(crate) fn to_array(
         }
     };
     Ok(array)
+}
+
+/// A real as PostgreSQL writes one (`1.5`, `NaN`, `Infinity`).
+fn parse_real(t: &str) -> Option<f64> {
+    match t.trim() {
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        other => other.parse().ok(),
+    }
 }
 
 fn strict() -> arrow_cast::CastOptions<'static> {

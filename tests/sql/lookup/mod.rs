@@ -5,6 +5,7 @@
 //! bad input gets clear errors (`errors.rs`).
 
 mod errors;
+mod postgres;
 mod source;
 mod sqlite;
 
@@ -12,11 +13,14 @@ use std::path::Path;
 
 use crate::common::Lcg;
 
+/// A row of `customers`: `(id, k2, cc, val)`.
+pub(crate) type Customer = (Option<i64>, Option<i64>, Option<&'static str>, Option<i64>);
+
 /// The rows of the probe table `orders (k, k2, v)` and the lookup table
 /// `customers (id, k2, cc, val)`, as cells (`None`: NULL).
 pub(crate) struct Shop {
     pub orders: Vec<[Option<i64>; 3]>,
-    pub customers: Vec<(Option<i64>, Option<i64>, Option<&'static str>, Option<i64>)>,
+    pub customers: Vec<Customer>,
 }
 
 impl Shop {
@@ -43,17 +47,7 @@ impl Shop {
 
     /// Writes `orders.csv` and `shop.db` into `dir`.
     pub(crate) fn write(&self, dir: &Path) {
-        let cell = |c: &Option<i64>| c.map_or(String::new(), |v| v.to_string());
-        let mut csv = String::from("k,k2,v\n");
-        for o in &self.orders {
-            csv.push_str(&format!(
-                "{},{},{}\n",
-                cell(&o[0]),
-                cell(&o[1]),
-                cell(&o[2])
-            ));
-        }
-        std::fs::write(dir.join("orders.csv"), csv).unwrap();
+        self.write_orders(dir);
         let db = dir.join("shop.db");
         let _ = std::fs::remove_file(&db);
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -70,17 +64,39 @@ impl Shop {
                 .unwrap();
         }
     }
+
+    /// Writes `orders.csv` into `dir`.
+    pub(crate) fn write_orders(&self, dir: &Path) {
+        let cell = |c: &Option<i64>| c.map_or(String::new(), |v| v.to_string());
+        let mut csv = String::from("k,k2,v\n");
+        for o in &self.orders {
+            csv.push_str(&format!(
+                "{},{},{}\n",
+                cell(&o[0]),
+                cell(&o[1]),
+                cell(&o[2])
+            ));
+        }
+        std::fs::write(dir.join("orders.csv"), csv).unwrap();
+    }
 }
 
-/// The DDL of `orders` (with a PROCTIME() column `p`) and of the lookup
-/// table `customers` in `dir`'s `shop.db`.
-pub(crate) fn ddl(dir: &Path) -> String {
+/// The DDL of `orders` (with a PROCTIME() column `p`) in `dir`.
+pub(crate) fn orders_ddl(dir: &Path) -> String {
     format!(
         "CREATE TABLE orders (k BIGINT, k2 INT, v BIGINT, p AS PROCTIME()) WITH \
-         ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');\n\
-         CREATE TABLE customers (id BIGINT, k2 INT, cc STRING, val BIGINT) WITH \
+         ('connector' = 'filesystem', 'path' = '{}', 'format' = 'csv');",
+        dir.join("orders.csv").display()
+    )
+}
+
+/// The DDL of `orders` and of the lookup table `customers` in `dir`'s
+/// `shop.db`.
+pub(crate) fn ddl(dir: &Path) -> String {
+    format!(
+        "{}\nCREATE TABLE customers (id BIGINT, k2 INT, cc STRING, val BIGINT) WITH \
          ('connector' = 'jdbc', 'url' = 'jdbc:sqlite:{}', 'table-name' = 'customers');",
-        dir.join("orders.csv").display(),
+        orders_ddl(dir),
         dir.join("shop.db").display()
     )
 }

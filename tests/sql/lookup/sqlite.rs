@@ -6,11 +6,10 @@
 
 use proptest::prelude::*;
 
-use super::{Shop, ddl};
+use super::{Customer, Shop, ddl};
 use crate::common::{collect, empty_session, row_strings, temp_dir};
 
 type Order = [Option<i64>; 3];
-type Customer = (Option<i64>, Option<i64>, Option<&'static str>, Option<i64>);
 
 /// An ON condition as SQL and as a naive predicate (SQL's three values:
 /// `None` is unknown, which does not join).
@@ -88,9 +87,15 @@ const HINTS: [&str; 3] = [
 fn check(shop: &Shop, test: &str) {
     let dir = temp_dir(test);
     shop.write(&dir);
+    check_with(shop, &ddl(&dir));
+}
+
+/// The checks of [`check`] with `orders` and `customers` made by `ddl`
+/// (holding `shop`'s rows).
+pub(super) fn check_with(shop: &Shop, ddl: &str) {
     for (threads, batch) in [(1, 1), (4, 2), (1, 7), (4, 8192)] {
         let session = empty_session(threads, batch);
-        session.execute_script(&ddl(&dir)).unwrap();
+        session.execute_script(ddl).unwrap();
         for cond in &CONDITIONS {
             for (kind, left) in [("JOIN", false), ("LEFT JOIN", true)] {
                 let expected = reference(shop, cond, left);
