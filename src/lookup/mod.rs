@@ -10,7 +10,13 @@
 //! | `table-name` | yes | the database's table | |
 //! | `username`, `password` | no | PostgreSQL's credentials (none for SQLite) | |
 //! | `lookup.max-retries` | no | retries of a failed request (not of a key found missing) | 3 |
-//! | `lookup.cache` | no | `NONE` | `NONE` |
+//! | `lookup.cache` | no | `NONE`, `PARTIAL`, `FULL` | `NONE` |
+//! | `lookup.partial-cache.max-rows` | PARTIAL | rows kept at most | |
+//! | `lookup.partial-cache.expire-after-write` | no | a duration | none |
+//! | `lookup.partial-cache.expire-after-access` | no | a duration | none |
+//! | `lookup.partial-cache.cache-missing-key` | no | `true`, `false` | `true` |
+//! | `lookup.full-cache.reload-strategy` | no | `PERIODIC` | `PERIODIC` |
+//! | `lookup.full-cache.periodic-reload.interval` | no | a duration | never reloaded |
 //!
 //! The declared columns must be columns of the database's table (matched
 //! without regard to case), of types that can hold their values
@@ -25,7 +31,7 @@ mod values;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, SchemaRef};
-use tenon_planner::lookup::LookupSource;
+use tenon_planner::lookup::{CacheMode, LookupCache, LookupSource, SystemClock, parse_duration};
 use tenon_planner::sql::TableTime;
 
 use crate::error::Error;
@@ -34,7 +40,7 @@ use crate::error::Error;
 pub(crate) const JDBC: &str = "jdbc";
 
 /// The options a `'jdbc'` table takes.
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 13] = [
     "connector",
     "url",
     "table-name",
@@ -42,6 +48,12 @@ const KEYS: [&str; 7] = [
     "password",
     "lookup.max-retries",
     "lookup.cache",
+    "lookup.partial-cache.max-rows",
+    "lookup.partial-cache.expire-after-write",
+    "lookup.partial-cache.expire-after-access",
+    "lookup.partial-cache.cache-missing-key",
+    "lookup.full-cache.reload-strategy",
+    "lookup.full-cache.periodic-reload.interval",
 ];
 
 /// The URL schemes tenon connects to.
@@ -122,6 +134,89 @@ pub(crate) struct LookupTable {
     pub(crate) rows: Option<u64>,
     /// Where its rows come from (EXPLAIN).
     pub(crate) describe: String,
+    /// Its cache, if it has one.
+    pub(crate) cache: Option<Arc<LookupCache>>,
+}
+
+/// The cache the options ask for.
+fn cache_mode(get: &dyn Fn(&str) -> Option<String>) -> Result<CacheMode, String> {
+    let duration = |key: &str| -> Result<Option<std::time::Duration>, String> {
+        get(key)
+            .map(|v| parse_duration(&v).map_err(|w| format!("'{key}' = '{v}': expected {w}")))
+            .transpose()
+    };
+    let partial_keys = [
+        "lookup.partial-cache.max-rows",
+        "lookup.partial-cache.expire-after-write",
+        "lookup.partial-cache.expire-after-access",
+        "lookup.partial-cache.cache-missing-key",
+    ];
+    let full_keys = [
+        "lookup.full-cache.reload-strategy",
+        "lookup.full-cache.periodic-reload.interval",
+    ];
+    let mode = get("lookup.cache").unwrap_or_else(|| "NONE".into());
+    let stray = |keys: &[&str], mode: &str| {
+        keys.iter()
+            .find(|k| get(k).is_some())
+            .map(|k| format!("'{k}' is an option of another cache than 'lookup.cache' = '{mode}'"))
+    };
+    match mode.to_ascii_uppercase().as_str() {
+        "NONE" => match stray(&partial_keys, "NONE").or_else(|| stray(&full_keys, "NONE")) {
+            Some(e) => Err(e),
+            None => Ok(CacheMode::None),
+        },
+        "PARTIAL" => {
+            if let Some(e) = stray(&full_keys, "PARTIAL") {
+                return Err(e);
+            }
+            let max = get("lookup.partial-cache.max-rows").ok_or_else(|| {
+                "'lookup.cache' = 'PARTIAL' needs 'lookup.partial-cache.max-rows' (the rows it \
+                 keeps at most)"
+                    .to_string()
+            })?;
+            let max_rows = max.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                format!(
+                    "'lookup.partial-cache.max-rows' = '{max}': expected a whole number above 0"
+                )
+            })?;
+            let cache_missing_key = match get("lookup.partial-cache.cache-missing-key") {
+                None => true,
+                Some(v) if v.eq_ignore_ascii_case("true") => true,
+                Some(v) if v.eq_ignore_ascii_case("false") => false,
+                Some(v) => {
+                    return Err(format!(
+                        "'lookup.partial-cache.cache-missing-key' = '{v}': expected 'true' or \
+                         'false'"
+                    ));
+                }
+            };
+            Ok(CacheMode::Partial {
+                max_rows,
+                expire_after_write: duration("lookup.partial-cache.expire-after-write")?,
+                expire_after_access: duration("lookup.partial-cache.expire-after-access")?,
+                cache_missing_key,
+            })
+        }
+        "FULL" => {
+            if let Some(e) = stray(&partial_keys, "FULL") {
+                return Err(e);
+            }
+            if let Some(v) = get("lookup.full-cache.reload-strategy")
+                .filter(|v| !v.eq_ignore_ascii_case("PERIODIC"))
+            {
+                return Err(format!(
+                    "'lookup.full-cache.reload-strategy' = '{v}': tenon reloads 'PERIODIC' only"
+                ));
+            }
+            Ok(CacheMode::Full {
+                reload_interval: duration("lookup.full-cache.periodic-reload.interval")?,
+            })
+        }
+        other => Err(format!(
+            "'lookup.cache' = '{other}': expected 'NONE', 'PARTIAL' or 'FULL'"
+        )),
+    }
 }
 
 /// Whether `options` name the lookup tables' connector.
@@ -194,12 +289,7 @@ pub(crate) fn open(
             ))
         })?,
     };
-    if let Some(cache) = get("lookup.cache").filter(|c| !c.eq_ignore_ascii_case("NONE")) {
-        return Err(ddl(format!(
-            "'lookup.cache' = '{cache}': tenon does not cache lookups yet; only 'NONE' is \
-             accepted"
-        )));
-    }
+    let cache = cache_mode(&get).map_err(ddl)?;
     let declared = Declared {
         table,
         schema: Arc::clone(schema),
@@ -224,6 +314,7 @@ pub(crate) fn open(
             rows: table.row_count(),
             describe: table.describe(),
             lookup: table,
+            cache: LookupCache::new(cache.clone(), Arc::new(SystemClock::default())),
         });
     }
     if url.starts_with("jdbc:postgresql:") {
@@ -241,6 +332,7 @@ pub(crate) fn open(
             rows: table.row_count(),
             describe: table.describe(),
             lookup: table,
+            cache: LookupCache::new(cache.clone(), Arc::new(SystemClock::default())),
         });
     }
     Err(ddl(format!("'url' = '{url}': tenon connects to {SCHEMES}")))

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use tenon_planner::lookup::LookupSource;
+use tenon_planner::lookup::{CacheMode, Clock, LookupCache, LookupSource, SystemClock};
 
 use super::Session;
 use crate::error::Error;
@@ -78,6 +78,30 @@ impl Session {
         source: Arc<dyn LookupSource>,
         rows: Option<u64>,
     ) -> Result<(), Error> {
+        self.register_lookup_table_cached(
+            name,
+            source,
+            rows,
+            CacheMode::None,
+            Arc::new(SystemClock::default()),
+        )
+    }
+
+    /// [`Session::register_lookup_table`] with a cache of `mode` (module
+    /// [`tenon_planner::lookup`]'s `CacheMode`), which reads the time from
+    /// `clock` (a [`tenon_planner::lookup::ManualClock`] in tests).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::register_lookup_table`].
+    pub fn register_lookup_table_cached(
+        &self,
+        name: &str,
+        source: Arc<dyn LookupSource>,
+        rows: Option<u64>,
+        mode: CacheMode,
+        clock: Arc<dyn Clock>,
+    ) -> Result<(), Error> {
         let schema = source.schema();
         if schema.fields().is_empty() {
             return Err(Error::Ddl(format!(
@@ -89,6 +113,7 @@ impl Session {
             describe: source.describe(),
             lookup: source,
             rows,
+            cache: LookupCache::new(mode, clock),
         };
         self.write().insert_lookup(name, &schema, table);
         Ok(())

@@ -552,6 +552,7 @@ impl Registry {
         let scan = tenon_planner::lookup::LookupScan(Arc::clone(&table.lookup));
         let mut data = TableData::from_source(Arc::clone(schema), Arc::new(scan));
         data.lookup = Some(table.lookup);
+        data.lookup_cache = table.cache;
         self.tables.insert(name.to_string(), Arc::new(data));
         self.files.remove(name);
     }

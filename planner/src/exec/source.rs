@@ -117,6 +117,9 @@ pub struct TableData {
     /// For a lookup table: the source its rows are fetched from by key
     /// (a lookup join; its scans read `source`).
     pub lookup: Option<Arc<dyn crate::lookup::LookupSource>>,
+    /// For a lookup table with a cache: the cache, shared by every query
+    /// of the session.
+    pub lookup_cache: Option<Arc<crate::lookup::LookupCache>>,
 }
 
 impl TableData {
@@ -129,6 +132,7 @@ impl TableData {
             charge: None,
             source: None,
             lookup: None,
+            lookup_cache: None,
         }
     }
 

@@ -74,8 +74,11 @@
 //! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 //! ```
 
+mod cache;
 mod keys;
 mod options;
+
+pub use cache::{CacheMode, Clock, LookupCache, ManualClock, SystemClock};
 
 pub(crate) use keys::{KeyValue, lookup_keys};
 

@@ -73,6 +73,36 @@ fn bad_lookup_tables_say_what_is_wrong() {
         ),
         (
             "id BIGINT".into(),
+            jdbc(&format!(
+                "{}, 'table-name' = 'customers', 'lookup.cache' = 'PARTIAL'",
+                url(&db)
+            )),
+            2,
+            vec!["needs 'lookup.partial-cache.max-rows'".into()],
+        ),
+        (
+            "id BIGINT".into(),
+            jdbc(&format!(
+                "{}, 'table-name' = 'customers', 'lookup.cache' = 'FULL', \
+                 'lookup.partial-cache.max-rows' = '5'",
+                url(&db)
+            )),
+            2,
+            vec!["'lookup.partial-cache.max-rows' is an option of another cache".into()],
+        ),
+        (
+            "id BIGINT".into(),
+            jdbc(&format!(
+                "{}, 'table-name' = 'customers', 'lookup.cache' = 'PARTIAL', \
+                 'lookup.partial-cache.max-rows' = '5', \
+                 'lookup.partial-cache.expire-after-write' = 'later'",
+                url(&db)
+            )),
+            2,
+            vec!["'lookup.partial-cache.expire-after-write' = 'later'".into()],
+        ),
+        (
+            "id BIGINT".into(),
             jdbc(&format!("{}, 'tabel-name' = 'customers'", url(&db))),
             2,
             vec!["unknown option 'tabel-name'".into(), "'table-name'".into()],

@@ -289,3 +289,189 @@ fn a_key_column_the_source_cannot_look_up_by_is_an_error() {
         "{text}"
     );
 }
+
+/// `TestSource` read whole (for FULL caches): every present key's row.
+#[derive(Debug)]
+struct Scannable(TestSource, AtomicUsize);
+
+impl LookupSource for Scannable {
+    fn schema(&self) -> SchemaRef {
+        dim_schema()
+    }
+    fn describe(&self) -> String {
+        "a scannable test source".into()
+    }
+    fn lookup(&self, request: &LookupRequest) -> Result<RecordBatch, LookupError> {
+        self.0.lookup(request)
+    }
+    fn scan(
+        &self,
+        request: &tenon_planner::exec::ScanRequest<'_>,
+        sink: &tenon_planner::exec::Sink<'_>,
+    ) -> tenon_planner::exec::Result<()> {
+        self.1.fetch_add(1, Ordering::SeqCst);
+        let ids = self.0.present.clone();
+        let all: [ArrayRef; 2] = [
+            Arc::new(Int64Array::from(ids.clone())),
+            Arc::new(Int64Array::from(
+                ids.iter().map(|k| k * 10).collect::<Vec<_>>(),
+            )),
+        ];
+        let columns = request.columns.iter().map(|&c| all[c].clone()).collect();
+        let schema = Arc::new(dim_schema().project(request.columns).unwrap());
+        sink(RecordBatch::try_new(schema, columns).unwrap())
+    }
+}
+
+fn partial(
+    write: Option<u64>,
+    access: Option<u64>,
+    missing: bool,
+    max_rows: u64,
+) -> tenon_planner::lookup::CacheMode {
+    tenon_planner::lookup::CacheMode::Partial {
+        max_rows,
+        expire_after_write: write.map(Duration::from_secs),
+        expire_after_access: access.map(Duration::from_secs),
+        cache_missing_key: missing,
+    }
+}
+
+/// A PARTIAL cache serves later queries of the session; entries expire
+/// after write and after access as the clock (moved by hand) says; a
+/// missing key is cached unless told otherwise.
+#[test]
+fn a_partial_cache_keeps_keys_until_they_expire() {
+    use tenon_planner::lookup::ManualClock;
+    let keys = [Some(1), Some(2), Some(9)];
+    let setup = |mode| {
+        let source = Arc::new(TestSource {
+            present: vec![1, 2],
+            ..TestSource::default()
+        });
+        let clock = Arc::new(ManualClock::default());
+        let (session, dir) = session(Arc::new(TestSource::default()), &keys, 1, 8192);
+        session
+            .register_lookup_table_cached("dim", source.clone(), None, mode, clock.clone())
+            .unwrap();
+        (session, dir, source, clock)
+    };
+    let asked = |s: &TestSource, k: i64| s.asked.lock().unwrap().get(&k).copied().unwrap_or(0);
+    let sql = query("", "LEFT JOIN");
+    let expected = ["1|10", "2|20", "9|NULL"];
+
+    // after write: 10 s
+    let (session, _dir, source, clock) = setup(partial(Some(10), None, true, 100));
+    assert_eq!(run_rows(&session, &sql), expected);
+    clock.advance(Duration::from_secs(5));
+    let (analyzed, out) = session.explain_analyze(&sql).unwrap();
+    assert_eq!(row_strings(&out.batches), expected);
+    let text = analyzed.to_text();
+    assert!(
+        text.contains("requests=0") && text.contains("cache_hits=3 cache_misses=0"),
+        "{text}"
+    );
+    assert_eq!(
+        (asked(&source, 1), asked(&source, 9)),
+        (1, 1),
+        "a missing key is cached too"
+    );
+    clock.advance(Duration::from_secs(5));
+    assert_eq!(run_rows(&session, &sql), expected);
+    assert_eq!(asked(&source, 1), 2, "expired 10 s after it was written");
+
+    // after access: 10 s since the last use
+    let (session, _dir, source, clock) = setup(partial(None, Some(10), true, 100));
+    run_rows(&session, &sql);
+    for _ in 0..3 {
+        clock.advance(Duration::from_secs(6));
+        run_rows(&session, &sql);
+    }
+    assert_eq!(asked(&source, 1), 1, "each use within 10 s keeps it");
+    clock.advance(Duration::from_secs(11));
+    run_rows(&session, &sql);
+    assert_eq!(asked(&source, 1), 2, "unused for 11 s: expired");
+
+    // missing keys not cached
+    let (session, _dir, source, _clock) = setup(partial(None, None, false, 100));
+    run_rows(&session, &sql);
+    run_rows(&session, &sql);
+    assert_eq!((asked(&source, 1), asked(&source, 9)), (1, 2));
+}
+
+/// With retries, the cache keeps the result after them: a key whose row
+/// appears on its third attempt is cached with its row.
+#[test]
+fn a_partial_cache_keeps_the_result_after_the_retries() {
+    use tenon_planner::lookup::ManualClock;
+    for is_async in ["false", "true"] {
+        let source = Arc::new(TestSource {
+            late: HashMap::from([(5, 3)]),
+            ..TestSource::default()
+        });
+        let (session, _dir) = session(Arc::new(TestSource::default()), &[Some(5)], 1, 8192);
+        session
+            .register_lookup_table_cached(
+                "dim",
+                source.clone(),
+                None,
+                partial(None, None, true, 100),
+                Arc::new(ManualClock::default()),
+            )
+            .unwrap();
+        let hint = format!("/*+ LOOKUP('table'='d', 'async'='{is_async}', {RETRY}) */");
+        for _ in 0..2 {
+            assert_eq!(run_rows(&session, &query(&hint, "LEFT JOIN")), ["5|50"]);
+        }
+        assert_eq!(source.asked.lock().unwrap()[&5], 3, "async={is_async}");
+    }
+}
+
+/// A FULL cache reads the table once, answers every lookup from it, and
+/// reads it again once the reload interval has passed.
+#[test]
+fn a_full_cache_reads_the_table_once_per_reload_interval() {
+    use tenon_planner::lookup::{CacheMode, ManualClock};
+    let source = Arc::new(Scannable(
+        TestSource {
+            present: vec![1, 2, 3],
+            ..TestSource::default()
+        },
+        AtomicUsize::new(0),
+    ));
+    let clock = Arc::new(ManualClock::default());
+    let (session, _dir) = session(
+        Arc::new(TestSource::default()),
+        &[Some(1), Some(3), Some(4)],
+        1,
+        2,
+    );
+    session
+        .register_lookup_table_cached(
+            "dim",
+            source.clone(),
+            None,
+            CacheMode::Full {
+                reload_interval: Some(Duration::from_secs(60)),
+            },
+            clock.clone(),
+        )
+        .unwrap();
+    let sql = query("", "LEFT JOIN");
+    for _ in 0..2 {
+        assert_eq!(run_rows(&session, &sql), ["1|10", "3|30", "4|NULL"]);
+    }
+    assert_eq!(source.1.load(Ordering::SeqCst), 1, "read once");
+    assert_eq!(
+        source.0.requests.load(Ordering::SeqCst),
+        0,
+        "no lookup reached the source"
+    );
+    clock.advance(Duration::from_secs(61));
+    run_rows(&session, &sql);
+    assert_eq!(
+        source.1.load(Ordering::SeqCst),
+        2,
+        "read again after the interval"
+    );
+}

@@ -87,12 +87,30 @@ const HINTS: [&str; 3] = [
 fn check(shop: &Shop, test: &str) {
     let dir = temp_dir(test);
     shop.write(&dir);
-    check_with(shop, &ddl(&dir));
+    // the same SQLite table with a PARTIAL and a FULL cache
+    let cached = |name: &str, cache: &str| {
+        format!(
+            "CREATE TABLE {name} (id BIGINT, k2 INT, cc STRING, val BIGINT) WITH ('connector' = \
+             'jdbc', 'url' = 'jdbc:sqlite:{}', 'table-name' = 'customers', {cache});",
+            dir.join("shop.db").display()
+        )
+    };
+    let script = format!(
+        "{}\n{}\n{}",
+        ddl(&dir),
+        cached(
+            "customers_p",
+            "'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '7'"
+        ),
+        cached("customers_f", "'lookup.cache' = 'FULL'")
+    );
+    check_with(shop, &script, &["customers", "customers_p", "customers_f"]);
 }
 
-/// The checks of [`check`] with `orders` and `customers` made by `ddl`
-/// (holding `shop`'s rows).
-pub(super) fn check_with(shop: &Shop, ddl: &str) {
+/// The checks of [`check`] with `orders` and the lookup tables `lookups`
+/// made by `ddl` (holding `shop`'s rows; the first one is also joined
+/// regularly).
+pub(super) fn check_with(shop: &Shop, ddl: &str, lookups: &[&str]) {
     for (threads, batch) in [(1, 1), (4, 2), (1, 7), (4, 8192)] {
         let session = empty_session(threads, batch);
         session.execute_script(ddl).unwrap();
@@ -109,10 +127,13 @@ pub(super) fn check_with(shop: &Shop, ddl: &str) {
                     expected,
                     "{regular}"
                 );
-                for hint in HINTS {
+                for (hint, table) in HINTS
+                    .iter()
+                    .flat_map(|h| lookups.iter().map(move |t| (h, t)))
+                {
                     let lookup = format!(
                         "SELECT {hint} o.k, o.v, c.id, c.cc, c.val FROM orders AS o {kind} \
-                         customers FOR SYSTEM_TIME AS OF o.p AS c ON {}",
+                         {table} FOR SYSTEM_TIME AS OF o.p AS c ON {}",
                         cond.sql
                     );
                     assert_eq!(

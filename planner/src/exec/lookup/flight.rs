@@ -26,7 +26,7 @@ use super::{LookupJoin, LookupMetrics, concat, fetch_schema};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::run::{Run, Sink};
 use crate::exec::{ExecError, Result};
-use crate::lookup::{LookupError, LookupRequest, LookupSource, OutputMode};
+use crate::lookup::{LookupCache, LookupError, LookupRequest, LookupSource, OutputMode};
 
 /// Where one probe batch is.
 #[derive(Debug)]
@@ -51,6 +51,10 @@ struct Entry {
     stage: Stage,
     /// Its first key, for a timeout's message.
     key_text: String,
+    /// The keys its first request asked for (the others came from the
+    /// cache, in the first `hits` parts).
+    asked: Vec<u32>,
+    hits: usize,
 }
 
 #[derive(Debug, Default)]
@@ -70,10 +74,13 @@ struct Flight {
     changed: Condvar,
 }
 
+type Returned = (u64, Probe, Vec<RecordBatch>, u32, Vec<u32>, usize);
+
 /// What a driver took out of the state to do without its lock.
 struct Work {
-    /// Returned requests to look at: (sequence, probe, parts, attempt).
-    returned: Vec<(u64, Probe, Vec<RecordBatch>, u32)>,
+    /// Returned requests to look at: (sequence, probe, parts, attempt,
+    /// keys asked, cache hits).
+    returned: Vec<Returned>,
     /// Retries to send.
     send: Vec<(u64, LookupRequest)>,
     /// Batches to emit, in order.
@@ -126,7 +133,12 @@ impl Flight {
         let join = ctx.join;
         let deadline = Instant::now() + join.options.timeout;
         let key_text = probe.first_key_text();
-        if probe.key_count() == 0 {
+        let (hits, asked) = match ctx.cache {
+            Some(c) => super::c_hits(join, &probe, &ctx.tag, c),
+            None => (Vec::new(), probe.all_keys()),
+        };
+        let hit_parts = hits.len();
+        if asked.is_empty() {
             let mut s = self.lock()?;
             let seq = s.next_seq;
             s.next_seq += 1;
@@ -134,16 +146,19 @@ impl Flight {
                 seq,
                 Entry {
                     probe: Some(probe),
-                    parts: Vec::new(),
+                    parts: hits,
                     attempt: 0,
                     deadline,
                     stage: Stage::Ready,
                     key_text,
+                    asked,
+                    hits: hit_parts,
                 },
             );
             return Ok(());
         }
-        let request = probe.request(join, None)?;
+        let request = probe.request(join, Some(&asked))?;
+        let mut hits = Some(hits);
         let waited = Instant::now();
         let seq = loop {
             self.drive(ctx)?;
@@ -158,11 +173,13 @@ impl Flight {
                     seq,
                     Entry {
                         probe: Some(probe),
-                        parts: Vec::new(),
+                        parts: hits.take().unwrap_or_default(),
                         attempt: 0,
                         deadline,
                         stage: Stage::InFlight,
                         key_text,
+                        asked,
+                        hits: hit_parts,
                     },
                 );
                 break seq;
@@ -194,14 +211,18 @@ impl Flight {
             for (seq, request) in work.send {
                 self.send(join, ctx.source, seq, request, true);
             }
-            for (seq, mut probe, parts, attempt) in work.returned {
+            for (seq, mut probe, parts, attempt, asked, hits) in work.returned {
                 let fresh = parts.last().map_or(0, RecordBatch::num_rows);
                 LookupMetrics::add(&join.metrics.rows, fresh as u64);
                 let retry = join.options.retry.filter(|r| attempt < r.max_attempts);
                 let missing = match retry {
-                    Some(_) => probe.missing(join, &parts)?,
+                    Some(_) => probe.missing(join, &parts, &asked)?,
                     None => Vec::new(),
                 };
+                if let Some(c) = ctx.cache.filter(|_| missing.is_empty()) {
+                    let fetched = concat(&ctx.fetch_schema, &parts[hits..])?;
+                    probe.remember(join, &ctx.tag, c, &fetched, &asked)?;
+                }
                 let mut s = self.lock()?;
                 let Some(e) = s.entries.get_mut(&seq) else {
                     continue;
@@ -256,7 +277,14 @@ impl Flight {
             match &e.stage {
                 Stage::Returned if e.probe.is_some() => {
                     if let Some(p) = e.probe.take() {
-                        work.returned.push((seq, p, e.parts.clone(), e.attempt));
+                        work.returned.push((
+                            seq,
+                            p,
+                            e.parts.clone(),
+                            e.attempt,
+                            e.asked.clone(),
+                            e.hits,
+                        ));
                     }
                 }
                 Stage::RetryAt(at, keys) if *at <= now && in_flight < capacity => {
@@ -370,6 +398,9 @@ struct Ctx<'a, 's> {
     fetch_schema: arrow_schema::SchemaRef,
     size: usize,
     sink: &'a Sink<'s>,
+    cache: Option<&'a LookupCache>,
+    /// The join's tag in the cache.
+    tag: Vec<u8>,
 }
 
 /// Runs async lookup join `plan` (see the module docs).
@@ -378,6 +409,7 @@ pub(super) fn run(
     plan: &PhysicalPlan,
     join: &LookupJoin,
     source: Arc<dyn LookupSource>,
+    cache: Option<Arc<LookupCache>>,
     sink: &Sink<'_>,
 ) -> Result<()> {
     let Operator::Lookup { input, .. } = &plan.operator else {
@@ -393,6 +425,8 @@ pub(super) fn run(
         fetch_schema: fetch_schema(join, source.as_ref())?,
         size: run.batch_size,
         sink,
+        cache: cache.as_deref(),
+        tag: join.cache_tag(),
     };
     run.push(input, &|b: RecordBatch| {
         let start = Instant::now();

@@ -12,7 +12,7 @@ use arrow_schema::{DataType, SchemaRef};
 
 use super::LookupJoin;
 use crate::exec::{ExecError, Result};
-use crate::lookup::LookupRequest;
+use crate::lookup::{LookupCache, LookupRequest};
 
 /// No key: the probe row's key holds a NULL.
 const NO_KEY: u32 = u32::MAX;
@@ -37,6 +37,8 @@ struct KeyIndex {
     converter: RowConverter,
     /// Encoded key → its number among the distinct keys.
     numbers: HashMap<Box<[u8]>, u32>,
+    /// Each numbered key, encoded (the cache's key).
+    encoded: Vec<Box<[u8]>>,
 }
 
 impl KeyIndex {
@@ -47,6 +49,7 @@ impl KeyIndex {
         Ok(KeyIndex {
             converter,
             numbers: HashMap::new(),
+            encoded: Vec::new(),
         })
     }
 
@@ -72,6 +75,7 @@ impl KeyIndex {
                 None if add => {
                     let n = self.numbers.len() as u32;
                     self.numbers.insert(key.as_ref().into(), n);
+                    self.encoded.push(key.as_ref().into());
                     firsts.push(r as u32);
                     n
                 }
@@ -166,11 +170,12 @@ impl Probe {
         Ok(self.index.number(&columns, false)?.0)
     }
 
-    /// The keys (numbers) of this batch that no row of `fetched` has.
+    /// The keys among `among` (numbers) that no row of `fetched` has.
     pub(super) fn missing(
         &mut self,
         join: &LookupJoin,
         fetched: &[RecordBatch],
+        among: &[u32],
     ) -> Result<Vec<u32>> {
         let mut found = vec![false; self.key_count()];
         for f in fetched {
@@ -180,9 +185,77 @@ impl Probe {
                 }
             }
         }
-        Ok((0..found.len() as u32)
+        Ok(among
+            .iter()
+            .copied()
             .filter(|&k| !found[k as usize])
             .collect())
+    }
+
+    /// Every key's number.
+    pub(super) fn all_keys(&self) -> Vec<u32> {
+        (0..self.key_count() as u32).collect()
+    }
+
+    /// The cache's key of key `k`: the join's tag, then the encoded key.
+    fn cache_key(&self, tag: &[u8], k: u32) -> Vec<u8> {
+        let mut key = tag.to_vec();
+        key.extend_from_slice(&self.index.encoded[k as usize]);
+        key
+    }
+
+    /// The rows `cache` holds for this batch's keys, and the keys it does
+    /// not hold.
+    pub(super) fn cached(&self, tag: &[u8], cache: &LookupCache) -> (Vec<RecordBatch>, Vec<u32>) {
+        let mut hits = Vec::new();
+        let mut misses = Vec::new();
+        for k in 0..self.key_count() as u32 {
+            match cache.get(&self.cache_key(tag, k)) {
+                Some(rows) => hits.push(rows),
+                None => misses.push(k),
+            }
+        }
+        (hits, misses)
+    }
+
+    /// Puts the rows of `fetched` of each key of `asked` into `cache` (a
+    /// key without rows as an empty entry).
+    pub(super) fn remember(
+        &mut self,
+        join: &LookupJoin,
+        tag: &[u8],
+        cache: &LookupCache,
+        fetched: &RecordBatch,
+        asked: &[u32],
+    ) -> Result<()> {
+        let keys = self.fetched_keys(join, fetched)?;
+        // the fetched rows sorted by key: each key's rows one slice
+        let mut order: Vec<u32> = (0..keys.len() as u32)
+            .filter(|&r| keys[r as usize] != NO_KEY)
+            .collect();
+        order.sort_by_key(|&r| keys[r as usize]);
+        let sorted = RecordBatch::try_new_with_options(
+            fetched.schema(),
+            take(
+                fetched.columns(),
+                &UInt32Array::from(order.clone()),
+                "a lookup cache",
+            )?,
+            &RecordBatchOptions::new().with_row_count(Some(order.len())),
+        )
+        .map_err(|e| ExecError::arrow("a lookup cache", e))?;
+        let mut start = vec![0usize; self.key_count() + 1];
+        for &r in &order {
+            start[keys[r as usize] as usize + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        for &k in asked {
+            let (a, b) = (start[k as usize], start[k as usize + 1]);
+            cache.put(self.cache_key(tag, k), sorted.slice(a, b - a));
+        }
+        Ok(())
     }
 
     /// The join's output for this batch given the fetched rows, in probe

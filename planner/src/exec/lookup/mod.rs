@@ -15,6 +15,7 @@
 //! be stopped).
 
 mod flight;
+mod full;
 mod matching;
 
 use std::fmt;
@@ -30,7 +31,7 @@ use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::run::{Run, Sink};
 use crate::exec::{ExecError, Result};
 use crate::expr::PhysicalExpr;
-use crate::lookup::{LookupOptions, LookupSource};
+use crate::lookup::{LookupCache, LookupOptions, LookupSource};
 use matching::Probe;
 
 /// A lookup join, configured: what [`Operator::Lookup`] runs.
@@ -87,6 +88,10 @@ pub struct LookupMetrics {
     pub wait_nanos: AtomicU64,
     /// The most requests that were in flight at once.
     pub peak_in_flight: AtomicU64,
+    /// Keys a lookup cache answered.
+    pub cache_hits: AtomicU64,
+    /// Keys a lookup cache did not hold (asked of the source).
+    pub cache_misses: AtomicU64,
 }
 
 impl LookupMetrics {
@@ -118,13 +123,15 @@ impl fmt::Display for LookupMetrics {
         write!(
             f,
             "requests={} keys={} fetched_rows={} retries={} source_wait={:.3}ms \
-             peak_in_flight={}",
+             peak_in_flight={} cache_hits={} cache_misses={}",
             get(&self.requests),
             get(&self.keys),
             get(&self.rows),
             get(&self.retries),
             get(&self.wait_nanos) as f64 / 1e6,
-            get(&self.peak_in_flight)
+            get(&self.peak_in_flight),
+            get(&self.cache_hits),
+            get(&self.cache_misses)
         )
     }
 }
@@ -140,6 +147,18 @@ impl LookupJoin {
             self.text,
             self.options.describe()
         )
+    }
+
+    /// What tells this join's entries in its table's cache from another
+    /// join's: the key columns, constants and fetched columns.
+    fn cache_tag(&self) -> Vec<u8> {
+        let mut tag = format!(
+            "{:?}|{:?}|{:?}|",
+            self.key_columns, self.constants, self.fetch
+        )
+        .into_bytes();
+        tag.push(0);
+        tag
     }
 
     /// The timeout error for a request whose first key is `key`.
@@ -175,17 +194,15 @@ impl Run<'_> {
                 "internal: a lookup join's run got another operator".into(),
             ));
         };
-        let source = self
-            .tables
-            .get(&join.table)
-            .and_then(|t| t.lookup.clone())
-            .ok_or_else(|| {
-                ExecError::Unsupported(format!(
-                    "table `{}` has no lookup source registered: register it as a lookup \
+        let table = self.tables.get(&join.table);
+        let cache = table.and_then(|t| t.lookup_cache.clone());
+        let source = table.and_then(|t| t.lookup.clone()).ok_or_else(|| {
+            ExecError::Unsupported(format!(
+                "table `{}` has no lookup source registered: register it as a lookup \
                      table before running the query",
-                    join.table
-                ))
-            })?;
+                join.table
+            ))
+        })?;
         let schema = source.schema();
         if let Some(&c) = join
             .key_columns
@@ -210,15 +227,28 @@ impl Run<'_> {
                 }
             )));
         }
-        if join.options.is_async {
-            return flight::run(self, plan, join, source, sink);
-        }
         let schema = &plan.schema;
         let metrics = &plan.metrics;
+        if let Some(c) = cache.as_ref().filter(|c| c.is_full()) {
+            // every lookup answered from the table read whole
+            return self.push(input, &|b: RecordBatch| {
+                let start = Instant::now();
+                let probe = Probe::new(join, b)?;
+                let fetched = full::lookup(join, source.as_ref(), &probe, c, self.budget)?;
+                probe.join(join, &fetched, schema, self.batch_size, &mut |out| {
+                    sink(out)
+                })?;
+                metrics.add_time(start.elapsed());
+                Ok(())
+            });
+        }
+        if join.options.is_async {
+            return flight::run(self, plan, join, source, cache, sink);
+        }
         self.push(input, &|b: RecordBatch| {
             let start = Instant::now();
             let mut probe = Probe::new(join, b)?;
-            let fetched = fetch_sync(join, source.as_ref(), &mut probe)?;
+            let fetched = fetch_sync(join, source.as_ref(), &mut probe, cache.as_deref())?;
             probe.join(join, &fetched, schema, self.batch_size, &mut |out| {
                 sink(out)
             })?;
@@ -228,23 +258,33 @@ impl Run<'_> {
     }
 }
 
-/// The rows of `probe`'s keys, fetched on this thread: the request, then
-/// the retries of missing keys, within the timeout.
+/// The rows of `probe`'s keys on this thread: from the cache what it
+/// holds, then the request for the rest and the retries of missing keys,
+/// within the timeout; what was fetched goes into the cache.
 fn fetch_sync(
     join: &LookupJoin,
     source: &dyn LookupSource,
     probe: &mut Probe,
+    cache: Option<&LookupCache>,
 ) -> Result<RecordBatch> {
     let schema = fetch_schema(join, source)?;
     if probe.key_count() == 0 {
         return Ok(RecordBatch::new_empty(schema));
     }
+    let tag = join.cache_tag();
+    let (mut parts, asked) = match cache {
+        Some(c) => c_hits(join, probe, &tag, c),
+        None => (Vec::new(), probe.all_keys()),
+    };
+    if asked.is_empty() {
+        return concat(&schema, &parts);
+    }
+    let hits = parts.len();
     let deadline = Instant::now() + join.options.timeout;
-    let mut parts = Vec::new();
-    let mut ask: Option<Vec<u32>> = None;
+    let mut ask = asked.clone();
     let mut attempt = 0u32;
     loop {
-        let request = probe.request(join, ask.as_deref())?;
+        let request = probe.request(join, Some(&ask))?;
         join.metrics.sent(request.len(), attempt > 0);
         join.metrics.in_flight(1);
         let start = Instant::now();
@@ -258,7 +298,7 @@ fn fetch_sync(
         let Some(retry) = join.options.retry.filter(|r| attempt < r.max_attempts) else {
             break;
         };
-        let missing = probe.missing(join, &parts)?;
+        let missing = probe.missing(join, &parts, &asked)?;
         if missing.is_empty() {
             break;
         }
@@ -266,10 +306,29 @@ fn fetch_sync(
             return Err(join.timed_out_text(&probe.first_key_text()));
         }
         std::thread::sleep(retry.delay);
-        ask = Some(missing);
+        ask = missing;
         attempt += 1;
     }
-    concat(&schema, &parts)
+    let all = concat(&schema, &parts)?;
+    if let Some(c) = cache {
+        let fetched = concat(&schema, &parts[hits..])?;
+        probe.remember(join, &tag, c, &fetched, &asked)?;
+    }
+    Ok(all)
+}
+
+/// A PARTIAL cache's rows for `probe`'s keys, and the keys to ask for
+/// (counted as hits and misses).
+fn c_hits(
+    join: &LookupJoin,
+    probe: &Probe,
+    tag: &[u8],
+    cache: &LookupCache,
+) -> (Vec<RecordBatch>, Vec<u32>) {
+    let (hits, misses) = probe.cached(tag, cache);
+    LookupMetrics::add(&join.metrics.cache_hits, hits.len() as u64);
+    LookupMetrics::add(&join.metrics.cache_misses, misses.len() as u64);
+    (hits, misses)
 }
 
 /// The schema of the fetched rows.
