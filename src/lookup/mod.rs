@@ -120,6 +120,39 @@ impl Declared {
     }
 }
 
+impl Declared {
+    /// Values of the table's `columns` (one list per column, as the
+    /// database gave them) as a batch of the declared types, every field
+    /// nullable; `where_` names the table in a misfit's message.
+    pub(crate) fn batch(
+        &self,
+        where_: &str,
+        columns: &[usize],
+        values: Vec<Vec<values::SqlValue>>,
+    ) -> Result<arrow_array::RecordBatch, String> {
+        let schema = self.schema.as_ref();
+        let rows = values.first().map_or(0, Vec::len);
+        let arrays = columns
+            .iter()
+            .zip(&values)
+            .map(|(&c, v)| {
+                let f = schema.field(c);
+                values::to_array(v, f.data_type(), f.name(), where_)
+            })
+            .collect::<Result<Vec<arrow_array::ArrayRef>, String>>()?;
+        let fields: Vec<_> = columns
+            .iter()
+            .map(|&c| schema.field(c).clone().with_nullable(true))
+            .collect();
+        arrow_array::RecordBatch::try_new_with_options(
+            Arc::new(arrow_schema::Schema::new(fields)),
+            arrays,
+            &arrow_array::RecordBatchOptions::new().with_row_count(Some(rows)),
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
 /// `name` quoted as an SQL identifier.
 pub(crate) fn quote_ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))

@@ -13,14 +13,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_schema::{DataType, Schema, SchemaRef};
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, SchemaRef};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, Config, NoTls};
 use tenon_planner::exec::{ExecError, ScanRequest, Sink};
 use tenon_planner::lookup::{LookupError, LookupRequest, LookupSource};
 
-use super::values::{SqlValue, key_value, to_array};
+use super::values::{SqlValue, key_value};
 use super::{Declared, quote_ident};
 
 /// A PostgreSQL table, looked up by key or scanned.
@@ -225,37 +225,17 @@ impl PostgresTable {
         result
     }
 
+    /// Where values come from, for a misfit's message.
+    fn describe_short(&self) -> String {
+        format!("{} table {}", self.url, self.declared.table)
+    }
+
     fn select(&self, columns: &[usize]) -> String {
         let names: Vec<String> = columns
             .iter()
             .map(|&c| format!("{}::text", quote_ident(&self.declared.store_names[c])))
             .collect();
         format!("SELECT {} FROM {}", names.join(", "), self.table_sql())
-    }
-
-    /// The rows' text values as a batch of the table's `columns`.
-    fn batch(&self, columns: &[usize], values: Vec<Vec<SqlValue>>) -> Result<RecordBatch, String> {
-        let schema = self.declared.schema.as_ref();
-        let rows = values.first().map_or(0, Vec::len);
-        let where_ = format!("{} table {}", self.url, self.declared.table);
-        let arrays = columns
-            .iter()
-            .zip(&values)
-            .map(|(&c, v)| {
-                let f = schema.field(c);
-                to_array(v, f.data_type(), f.name(), &where_)
-            })
-            .collect::<Result<Vec<ArrayRef>, String>>()?;
-        let fields: Vec<_> = columns
-            .iter()
-            .map(|&c| schema.field(c).clone().with_nullable(true))
-            .collect();
-        RecordBatch::try_new_with_options(
-            Arc::new(Schema::new(fields)),
-            arrays,
-            &RecordBatchOptions::new().with_row_count(Some(rows)),
-        )
-        .map_err(|e| e.to_string())
     }
 
     fn lookup_once(&self, request: &LookupRequest) -> Result<RecordBatch, String> {
@@ -312,7 +292,8 @@ impl PostgresTable {
                 );
             }
         }
-        self.batch(&request.columns, values)
+        self.declared
+            .batch(&self.describe_short(), &request.columns, values)
     }
 
     fn scan_all(
@@ -343,7 +324,7 @@ impl PostgresTable {
                 let full = values.first().map_or(0, Vec::len);
                 if full >= size || (done && full > 0) {
                     let chunk = std::mem::replace(&mut values, vec![Vec::new(); columns.len()]);
-                    match self.batch(columns, chunk) {
+                    match self.declared.batch(&self.describe_short(), columns, chunk) {
                         Ok(batch) => {
                             if let Err(e) = sink(batch) {
                                 pending = Err(e);

@@ -13,14 +13,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_schema::{DataType, Schema, SchemaRef};
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, SchemaRef};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use tenon_planner::exec::{ExecError, ScanRequest, Sink};
 use tenon_planner::lookup::{LookupError, LookupRequest, LookupSource};
 
-use super::values::{SqlValue, key_value, to_array};
+use super::values::{SqlValue, key_value};
 use super::{Declared, quote_ident};
 
 /// The most parameters one statement binds (SQLite's default limit is
@@ -183,6 +183,11 @@ impl SqliteTable {
         Ok(())
     }
 
+    /// Where values come from, for a misfit's message.
+    fn describe_short(&self) -> String {
+        format!("jdbc:sqlite:{} table {}", self.path, self.declared.table)
+    }
+
     fn select(&self, columns: &[usize]) -> String {
         let names: Vec<String> = columns
             .iter()
@@ -193,31 +198,6 @@ impl SqliteTable {
             names.join(", "),
             quote_ident(&self.declared.table)
         )
-    }
-
-    /// The fetched values as a batch of the request's columns.
-    fn batch(&self, columns: &[usize], values: Vec<Vec<SqlValue>>) -> Result<RecordBatch, String> {
-        let schema = self.declared.schema.as_ref();
-        let rows = values.first().map_or(0, Vec::len);
-        let where_ = format!("jdbc:sqlite:{} table {}", self.path, self.declared.table);
-        let arrays = columns
-            .iter()
-            .zip(&values)
-            .map(|(&c, v)| {
-                let f = schema.field(c);
-                to_array(v, f.data_type(), f.name(), &where_)
-            })
-            .collect::<Result<Vec<ArrayRef>, String>>()?;
-        let fields: Vec<_> = columns
-            .iter()
-            .map(|&c| schema.field(c).clone().with_nullable(true))
-            .collect();
-        RecordBatch::try_new_with_options(
-            Arc::new(Schema::new(fields)),
-            arrays,
-            &RecordBatchOptions::new().with_row_count(Some(rows)),
-        )
-        .map_err(|e| e.to_string())
     }
 
     fn lookup_once(&self, request: &LookupRequest) -> Result<RecordBatch, String> {
@@ -263,7 +243,8 @@ impl SqliteTable {
             }
             Ok(())
         })?;
-        self.batch(&request.columns, values)
+        self.declared
+            .batch(&self.describe_short(), &request.columns, values)
     }
 }
 
@@ -344,7 +325,9 @@ impl SqliteTable {
                 let full = values.first().map_or(0, Vec::len);
                 if full >= size || (done && full > 0) {
                     let chunk = std::mem::replace(&mut values, vec![Vec::new(); columns.len()]);
-                    let batch = self.batch(columns, chunk)?;
+                    let batch = self
+                        .declared
+                        .batch(&self.describe_short(), columns, chunk)?;
                     if let Err(e) = sink(batch) {
                         pending = Err(e);
                         return Ok(());

@@ -5,7 +5,12 @@ use std::sync::Arc;
 
 use tenon_planner::lookup::{CacheMode, Clock, LookupCache, LookupSource, SystemClock};
 
+use arrow_schema::SchemaRef;
+use tenon_planner::exec::TableData;
+use tenon_planner::sql::TableStats;
+
 use super::Session;
+use super::sources::Registry;
 use crate::error::Error;
 
 impl Session {
@@ -117,5 +122,32 @@ impl Session {
         };
         self.write().insert_lookup(name, &schema, table);
         Ok(())
+    }
+}
+
+impl Registry {
+    /// Registers a lookup table (replacing a table or view of that name):
+    /// scanned through its source, looked up by key in lookup joins.
+    pub(crate) fn insert_lookup(
+        &mut self,
+        name: &str,
+        schema: &SchemaRef,
+        table: crate::lookup::LookupTable,
+    ) {
+        self.drop_versions_of(name);
+        self.catalog.drop_view(name);
+        let stats = TableStats {
+            row_count: table.rows,
+            ..TableStats::default()
+        };
+        self.catalog
+            .register_table_with_stats(name, Arc::clone(schema), stats);
+        self.catalog.set_lookup(name, table.describe);
+        let scan = tenon_planner::lookup::LookupScan(Arc::clone(&table.lookup));
+        let mut data = TableData::from_source(Arc::clone(schema), Arc::new(scan));
+        data.lookup = Some(table.lookup);
+        data.lookup_cache = table.cache;
+        self.tables.insert(name.to_string(), Arc::new(data));
+        self.files.remove(name);
     }
 }

@@ -532,31 +532,6 @@ impl Registry {
         self.files.remove(name);
     }
 
-    /// Registers a lookup table (replacing a table or view of that name):
-    /// scanned through its source, looked up by key in lookup joins.
-    pub(crate) fn insert_lookup(
-        &mut self,
-        name: &str,
-        schema: &SchemaRef,
-        table: crate::lookup::LookupTable,
-    ) {
-        self.drop_versions_of(name);
-        self.catalog.drop_view(name);
-        let stats = TableStats {
-            row_count: table.rows,
-            ..TableStats::default()
-        };
-        self.catalog
-            .register_table_with_stats(name, Arc::clone(schema), stats);
-        self.catalog.set_lookup(name, table.describe);
-        let scan = tenon_planner::lookup::LookupScan(Arc::clone(&table.lookup));
-        let mut data = TableData::from_source(Arc::clone(schema), Arc::new(scan));
-        data.lookup = Some(table.lookup);
-        data.lookup_cache = table.cache;
-        self.tables.insert(name.to_string(), Arc::new(data));
-        self.files.remove(name);
-    }
-
     /// Registers a file table read on first use, with statistics from the
     /// files.
     pub(crate) fn insert_lazy_file(&mut self, name: &str, file: FileTable, stats: TableStats) {
@@ -582,7 +557,7 @@ impl Registry {
 
     /// Removes the versions relation of the change log `name`, if it is
     /// one (before `name` is replaced: the versions go with their table).
-    fn drop_versions_of(&mut self, name: &str) {
+    pub(super) fn drop_versions_of(&mut self, name: &str) {
         let versions = self
             .catalog
             .table(name)
