@@ -387,6 +387,10 @@ impl LookupSource for PostgresTable {
         }
     }
 
+    fn can_scan(&self) -> bool {
+        true
+    }
+
     fn scan(&self, request: &ScanRequest<'_>, sink: &Sink<'_>) -> tenon_planner::exec::Result<()> {
         self.scan_all(request, sink)
     }

@@ -257,6 +257,10 @@ fn connect(path: &str) -> rusqlite::Result<Connection> {
     )?;
     conn.busy_timeout(Duration::from_secs(5))?;
     conn.set_prepared_statement_cache_capacity(64);
+    // Lookups seek all over the file: map it (no read call and copy per
+    // page) and keep more of it cached than SQLite's 2 MB default.
+    conn.pragma_update(None, "mmap_size", 1i64 << 30)?;
+    conn.pragma_update(None, "cache_size", -65536i64)?;
     Ok(conn)
 }
 
@@ -278,6 +282,10 @@ impl LookupSource for SqliteTable {
                 Err(_) => attempt += 1,
             }
         }
+    }
+
+    fn can_scan(&self) -> bool {
+        true
     }
 
     fn scan(&self, request: &ScanRequest<'_>, sink: &Sink<'_>) -> tenon_planner::exec::Result<()> {

@@ -142,7 +142,18 @@ impl Registry {
         };
         self.catalog
             .register_table_with_stats(name, Arc::clone(schema), stats);
-        self.catalog.set_lookup(name, table.describe);
+        let lookup_only = if table.cache.is_some() {
+            Some(
+                "the lookup table has a cache, which keeps the rows it fetched for the \
+                 session's later queries (a scan would read the table again)"
+                    .to_string(),
+            )
+        } else if !table.lookup.can_scan() {
+            Some(format!("{} cannot be read whole", table.describe))
+        } else {
+            None
+        };
+        self.catalog.set_lookup(name, table.describe, lookup_only);
         let scan = tenon_planner::lookup::LookupScan(Arc::clone(&table.lookup));
         let mut data = TableData::from_source(Arc::clone(schema), Arc::new(scan));
         data.lookup = Some(table.lookup);

@@ -118,7 +118,7 @@ impl fmt::Display for PlannedJoin {
             write!(f, " [{t}]")?;
         }
         if let Some(l) = &self.lookup {
-            write!(f, ": LOOKUP ({})", l.describe())?;
+            write!(f, ": LOOKUP ({}) ({})", l.describe(), self.reason)?;
             for h in &self.ignored_hints {
                 write!(f, "\n    {h}")?;
             }

@@ -6,19 +6,24 @@
 //! its reason in EXPLAIN, in lenient mode (H17). The first hint naming a
 //! table decides its options.
 
+use super::lookup_choice::{LookupOrScan, lookup_or_scan};
 use super::sites::BlockToDecide;
 use super::{PlannedJoin, UnusedHint};
 use crate::config::Config;
 use crate::hints::{HintError, HintMode, HintName, IgnoreReason, IgnoredHint, hint_key_values};
 use crate::lookup::LookupOptions;
+use crate::sql::Catalog;
 
 /// Sets `planned[j].lookup` for every lookup join of the block
-/// (`planned[j]` is the block's join `j`): its LOOKUP hint's options, or
-/// the defaults; hints naming no lookup join go to `unused` (lenient).
+/// (`planned[j]` is the block's join `j`) that runs as one: its LOOKUP
+/// hint's options, or the defaults; a lookup join no hint names runs as a
+/// scan and a regular join instead when the estimates say so
+/// (`lookup_choice.rs`: `lookup` stays `None`, `time_join` becomes `None`).
+/// Hints naming no lookup join go to `unused` (lenient).
 pub(super) fn apply_lookup_hints(
     decided: &BlockToDecide<'_>,
     planned: &mut [&mut PlannedJoin],
-    config: &Config,
+    (config, catalog): (&Config, &Catalog),
     unused: &mut Vec<UnusedHint>,
     block: usize,
 ) -> Result<(), HintError> {
@@ -49,6 +54,7 @@ pub(super) fn apply_lookup_hints(
                 if !hinted[j] {
                     hinted[j] = true;
                     join.lookup = Some(options);
+                    join.reason = format!("hint {hint} applied, so LOOKUP the probe keys");
                 }
             }
         }
@@ -74,8 +80,24 @@ pub(super) fn apply_lookup_hints(
         });
     }
     for (j, join) in planned.iter_mut().enumerate() {
-        if !hinted[j] && decided.lookup_names(j).is_some() {
-            join.lookup = Some(LookupOptions::defaults(&config.lookup));
+        let Some(names) = decided.lookup_names(j).filter(|_| !hinted[j]) else {
+            continue;
+        };
+        let only = names
+            .iter()
+            .filter_map(|n| catalog.table(n))
+            .find_map(|t| t.lookup_only.as_deref());
+        let site = &decided.joins.joins[j];
+        match lookup_or_scan(site.left.estimate, site.right.estimate, only) {
+            LookupOrScan::Lookup(why) => {
+                join.lookup = Some(LookupOptions::defaults(&config.lookup));
+                join.reason = why;
+            }
+            LookupOrScan::Scan(why) => {
+                join.time_join = None;
+                join.adaptive_build_side = false;
+                join.reason = why;
+            }
         }
     }
     Ok(())

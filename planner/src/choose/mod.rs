@@ -64,6 +64,7 @@ mod choice;
 mod estimate;
 mod explain;
 mod join_numbers;
+mod lookup_choice;
 mod lookup_hints;
 mod sites;
 
@@ -309,7 +310,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
         lookup_hints::apply_lookup_hints(
             &decided,
             &mut planned.iter_mut().collect::<Vec<_>>(),
-            config,
+            (config, catalog),
             &mut unused_hints,
             block.id,
         )?;

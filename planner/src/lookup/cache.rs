@@ -100,7 +100,10 @@ pub struct LookupCache {
     /// The options.
     pub mode: CacheMode,
     clock: Arc<dyn Clock>,
-    partial: Option<quick_cache::sync::Cache<Vec<u8>, Arc<Entry>, RowsWeight>>,
+    partial: Option<quick_cache::sync::Cache<CacheKey, Arc<Entry>, RowsWeight>>,
+    /// A short number for each join's tag (what tells its entries from
+    /// another join's), so that keys stay small.
+    tags: Mutex<HashMap<Vec<u8>, u32>>,
     full: Mutex<Option<Arc<FullTable>>>,
 }
 
@@ -109,17 +112,82 @@ pub struct LookupCache {
 pub(crate) struct Entry {
     /// The key's rows (the columns its join fetches); none for a missing
     /// key.
-    pub rows: RecordBatch,
+    pub rows: EncodedRows,
     written: u64,
     accessed: AtomicU64,
+}
+
+/// Rows in arrow-row's encoding (of the columns a join fetches), one after
+/// another: a probe batch's cache hits decode into one batch in one pass,
+/// where batches per key would have to be concatenated.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct EncodedRows {
+    /// The encoded rows.
+    pub bytes: Vec<u8>,
+    /// Where each row ends in `bytes`.
+    pub ends: Vec<u32>,
+}
+
+impl EncodedRows {
+    /// How many rows.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are no rows (a missing key).
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Appends one encoded row.
+    pub fn push(&mut self, row: &[u8]) {
+        self.bytes.extend_from_slice(row);
+        self.ends.push(self.bytes.len() as u32);
+    }
+
+    /// Each encoded row.
+    pub fn rows(&self) -> impl Iterator<Item = &[u8]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(a, b)| &self.bytes[a as usize..b as usize])
+    }
+}
+
+/// A PARTIAL cache's key: a join's short tag and an encoded key, held
+/// inline when short (no pointer to follow when the cache compares keys).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum CacheKey {
+    /// Up to [`INLINE`] bytes, zero-padded.
+    Inline { len: u8, bytes: [u8; INLINE] },
+    /// Longer keys.
+    Heap(Box<[u8]>),
+}
+
+/// The longest key held inline.
+const INLINE: usize = 30;
+
+impl CacheKey {
+    fn new(key: &[u8]) -> Self {
+        if key.len() <= INLINE {
+            let mut bytes = [0; INLINE];
+            bytes[..key.len()].copy_from_slice(key);
+            CacheKey::Inline {
+                len: key.len() as u8,
+                bytes,
+            }
+        } else {
+            CacheKey::Heap(key.into())
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
 struct RowsWeight;
 
-impl quick_cache::Weighter<Vec<u8>, Arc<Entry>> for RowsWeight {
-    fn weight(&self, _key: &Vec<u8>, val: &Arc<Entry>) -> u64 {
-        (val.rows.num_rows() as u64).max(1)
+impl quick_cache::Weighter<CacheKey, Arc<Entry>> for RowsWeight {
+    fn weight(&self, _key: &CacheKey, val: &Arc<Entry>) -> u64 {
+        (val.rows.len() as u64).max(1)
     }
 }
 
@@ -154,11 +222,28 @@ impl LookupCache {
             clock,
             partial,
             full: Mutex::new(None),
+            tags: Mutex::new(HashMap::new()),
         }))
     }
 
-    /// The cached rows of `key`, if they are there and fresh.
-    pub(crate) fn get(&self, key: &[u8]) -> Option<RecordBatch> {
+    /// The short tag of a join's entries whose long tag (its key columns,
+    /// constants and fetched columns) is `tag`: the prefix of its keys.
+    pub(crate) fn short_tag(&self, tag: &[u8]) -> [u8; 4] {
+        let mut tags = match self.tags.lock() {
+            Ok(t) => t,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let next = tags.len() as u32;
+        tags.entry(tag.to_vec()).or_insert(next).to_le_bytes()
+    }
+
+    /// The time now on the cache's clock, to give [`LookupCache::get`].
+    pub(crate) fn now(&self) -> u64 {
+        self.clock.now_millis()
+    }
+
+    /// The cached rows of `key`, if they are there and fresh at `now`.
+    pub(crate) fn get(&self, key: &[u8], now: u64) -> Option<Arc<Entry>> {
         let cache = self.partial.as_ref()?;
         let CacheMode::Partial {
             expire_after_write,
@@ -168,24 +253,24 @@ impl LookupCache {
         else {
             return None;
         };
-        let entry = cache.get(key)?;
-        let now = self.clock.now_millis();
+        let key = CacheKey::new(key);
+        let entry = cache.get(&key)?;
         let old = |since: u64, limit: &Option<Duration>| {
             limit.is_some_and(|l| now.saturating_sub(since) >= l.as_millis() as u64)
         };
         if old(entry.written, expire_after_write)
             || old(entry.accessed.load(Ordering::Relaxed), expire_after_access)
         {
-            cache.remove(key);
+            cache.remove(&key);
             return None;
         }
         entry.accessed.store(now, Ordering::Relaxed);
-        Some(entry.rows.clone())
+        Some(entry)
     }
 
     /// Keeps `rows` as `key`'s (a missing key: no rows, kept only with
     /// `cache_missing_key`).
-    pub(crate) fn put(&self, key: Vec<u8>, rows: RecordBatch) {
+    pub(crate) fn put(&self, key: &[u8], rows: EncodedRows) {
         let (
             Some(cache),
             CacheMode::Partial {
@@ -195,12 +280,12 @@ impl LookupCache {
         else {
             return;
         };
-        if rows.num_rows() == 0 && !cache_missing_key {
+        if rows.is_empty() && !cache_missing_key {
             return;
         }
         let now = self.clock.now_millis();
         cache.insert(
-            key,
+            CacheKey::new(key),
             Arc::new(Entry {
                 rows,
                 written: now,

@@ -78,6 +78,7 @@ mod cache;
 mod keys;
 mod options;
 
+pub(crate) use cache::EncodedRows;
 pub use cache::{CacheMode, Clock, LookupCache, ManualClock, SystemClock};
 
 pub(crate) use keys::{KeyValue, lookup_keys};
@@ -179,6 +180,14 @@ pub trait LookupSource: Send + Sync + fmt::Debug + 'static {
     /// its column's type); the join retries it `lookup.max-retries` times
     /// before the query fails with it.
     fn lookup(&self, request: &LookupRequest) -> Result<RecordBatch, LookupError>;
+
+    /// Whether [`LookupSource::scan`] reads the table whole. When it does,
+    /// the planner may run a lookup join over this source as a scan and a
+    /// hash join, when that costs less (docs/lookup.md); `false` (the
+    /// default, as is `scan`'s) keeps every lookup join a lookup.
+    fn can_scan(&self) -> bool {
+        false
+    }
 
     /// Reads the whole table (a regular join against it, `SELECT * FROM`
     /// it): the columns `request` asks for, pushed into `sink` in batches

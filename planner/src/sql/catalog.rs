@@ -60,6 +60,11 @@ pub struct CatalogTable {
     /// come from, as EXPLAIN says it (`SQLite file shop.db, table
     /// customers`). `None` for other tables.
     pub lookup: Option<String>,
+    /// Why a lookup join over that lookup table stays a lookup whatever
+    /// the sizes (it has a cache; its source cannot be read whole), as
+    /// EXPLAIN says it; `None`: the planner's default may scan it instead
+    /// (docs/lookup.md).
+    pub lookup_only: Option<String>,
 }
 
 /// What a table declares about time and versions.
@@ -251,17 +256,25 @@ impl Catalog {
                 stats,
                 time,
                 lookup: None,
+                lookup_only: None,
             },
         );
     }
 
     /// Marks table `name` (registered) as a lookup table whose rows come
-    /// from `source` (a description for EXPLAIN); `false` when there is
-    /// no such table.
-    pub fn set_lookup(&mut self, name: &str, source: impl Into<String>) -> bool {
+    /// from `source` (a description for EXPLAIN); `lookup_only`: why its
+    /// lookup joins must stay lookups ([`CatalogTable::lookup_only`]).
+    /// `false` when there is no such table.
+    pub fn set_lookup(
+        &mut self,
+        name: &str,
+        source: impl Into<String>,
+        lookup_only: Option<String>,
+    ) -> bool {
         match self.tables.get_mut(name) {
             Some(t) => {
                 t.lookup = Some(source.into());
+                t.lookup_only = lookup_only;
                 true
             }
             None => false,

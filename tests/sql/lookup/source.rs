@@ -304,6 +304,9 @@ impl LookupSource for Scannable {
     fn lookup(&self, request: &LookupRequest) -> Result<RecordBatch, LookupError> {
         self.0.lookup(request)
     }
+    fn can_scan(&self) -> bool {
+        true
+    }
     fn scan(
         &self,
         request: &tenon_planner::exec::ScanRequest<'_>,

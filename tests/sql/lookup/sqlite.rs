@@ -78,8 +78,9 @@ fn reference(shop: &Shop, cond: &Condition, left: bool) -> Vec<String> {
 
 /// The hints the lookup join runs under: sync, async ordered with room
 /// for two requests, async unordered with room for one.
-const HINTS: [&str; 3] = [
+const HINTS: [&str; 4] = [
     "",
+    "/*+ LOOKUP('table'='c') */",
     "/*+ LOOKUP('table'='c', 'async'='true', 'capacity'='2') */",
     "/*+ LOOKUP('table'='c', 'async'='true', 'capacity'='1', 'output-mode'='allow_unordered') */",
 ];
@@ -189,8 +190,8 @@ fn explain_says_which_join_ran_and_analyze_counts_requests() {
     shop.write(&dir);
     let session = empty_session(1, 8192);
     session.execute_script(&ddl(&dir)).unwrap();
-    let lookup = "SELECT o.k, c.cc FROM orders AS o JOIN customers FOR SYSTEM_TIME AS OF o.p \
-                  AS c ON o.k = c.id";
+    let lookup = "SELECT /*+ LOOKUP('table' = 'c') */ o.k, c.cc FROM orders AS o JOIN customers \
+                  FOR SYSTEM_TIME AS OF o.p AS c ON o.k = c.id";
     let text = session.explain(lookup).unwrap().to_text();
     assert!(text.contains(": LOOKUP (sync, timeout 180s)"), "{text}");
     assert!(
@@ -211,4 +212,64 @@ fn explain_says_which_join_ran_and_analyze_counts_requests() {
         !text.contains("LOOKUP") && text.contains("Scan: customers"),
         "{text}"
     );
+}
+
+/// With no LOOKUP hint, the planner looks up few probe keys and reads the
+/// lookup table whole for many (EXPLAIN says why); a cached table stays a
+/// lookup; both give the regular join's rows.
+#[test]
+fn the_default_looks_up_few_keys_and_scans_for_many() {
+    let query = "SELECT o.k, o.v, c.id, c.cc, c.val FROM orders AS o JOIN customers \
+                 FOR SYSTEM_TIME AS OF o.p AS c ON o.k = c.id";
+    let regular = "SELECT o.k, o.v, c.id, c.cc, c.val FROM orders AS o JOIN customers AS c \
+                   ON o.k = c.id";
+    let cases = [
+        ("lookup-default-few", Shop::random(5, 2, 400), true),
+        ("lookup-default-many", Shop::random(6, 400, 3), false),
+    ];
+    for (test, shop, looks_up) in cases {
+        let dir = temp_dir(test);
+        shop.write(&dir);
+        let session = empty_session(2, 8192);
+        session.execute_script(&ddl(&dir)).unwrap();
+        let text = session.explain(query).unwrap().to_text();
+        if looks_up {
+            assert!(
+                text.contains("so LOOKUP the probe keys") && text.contains("LookupJoin"),
+                "{text}"
+            );
+        } else {
+            assert!(
+                text.contains("so read the lookup table whole (a scan) and join it")
+                    && !text.contains("LookupJoin")
+                    && text.contains("Scan: customers"),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            row_strings(&collect(&session, query)),
+            row_strings(&collect(&session, regular)),
+            "{test}"
+        );
+        // with a cache the table stays a lookup, whatever the sizes
+        session
+            .execute(&format!(
+                "CREATE TABLE cached (id BIGINT, k2 INT, cc STRING, val BIGINT) WITH \
+                 ('connector' = 'jdbc', 'url' = 'jdbc:sqlite:{}', 'table-name' = 'customers', \
+                 'lookup.cache' = 'FULL')",
+                dir.join("shop.db").display()
+            ))
+            .unwrap();
+        let cached = query.replace("JOIN customers", "JOIN cached");
+        let text = session.explain(&cached).unwrap().to_text();
+        assert!(
+            text.contains("the lookup table has a cache") && text.contains("LookupJoin"),
+            "{text}"
+        );
+        assert_eq!(
+            row_strings(&collect(&session, &cached)),
+            row_strings(&collect(&session, regular)),
+            "{test}"
+        );
+    }
 }

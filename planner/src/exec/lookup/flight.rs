@@ -134,7 +134,7 @@ impl Flight {
         let deadline = Instant::now() + join.options.timeout;
         let key_text = probe.first_key_text();
         let (hits, asked) = match ctx.cache {
-            Some(c) => super::c_hits(join, &probe, &ctx.tag, c),
+            Some(c) => super::c_hits(join, &probe, &ctx.fetch_schema, &ctx.tag, c)?,
             None => (Vec::new(), probe.all_keys()),
         };
         let hit_parts = hits.len();

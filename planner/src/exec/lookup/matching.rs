@@ -3,16 +3,16 @@
 //! rows in probe order, the residual tested on them, and the LEFT join's
 //! padding.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array};
 use arrow_row::{RowConverter, SortField};
 use arrow_schema::{DataType, SchemaRef};
+use hashbrown::HashTable;
 
 use super::LookupJoin;
 use crate::exec::{ExecError, Result};
-use crate::lookup::{LookupCache, LookupRequest};
+use crate::lookup::{EncodedRows, LookupCache, LookupRequest};
 
 /// No key: the probe row's key holds a NULL.
 const NO_KEY: u32 = u32::MAX;
@@ -31,14 +31,19 @@ pub(super) struct Probe {
     index: KeyIndex,
 }
 
-/// Encoded key tuples and their numbers.
+/// Encoded key tuples and their numbers: every encoded key in one buffer
+/// (no allocation per key), found through a table of key numbers.
 #[derive(Debug)]
 struct KeyIndex {
     converter: RowConverter,
-    /// Encoded key → its number among the distinct keys.
-    numbers: HashMap<Box<[u8]>, u32>,
-    /// Each numbered key, encoded (the cache's key).
-    encoded: Vec<Box<[u8]>>,
+    hasher: ahash::RandomState,
+    /// Key numbers, hashed by their encoded key.
+    table: HashTable<u32>,
+    /// The encoded keys one after another (the cache's keys).
+    bytes: Vec<u8>,
+    /// Where each numbered key starts in `bytes` (and, one past the last,
+    /// where the buffer ends).
+    starts: Vec<usize>,
 }
 
 impl KeyIndex {
@@ -48,9 +53,16 @@ impl KeyIndex {
                 .map_err(|e| ExecError::arrow("a lookup join's keys", e))?;
         Ok(KeyIndex {
             converter,
-            numbers: HashMap::new(),
-            encoded: Vec::new(),
+            hasher: ahash::RandomState::new(),
+            table: HashTable::new(),
+            bytes: Vec::new(),
+            starts: vec![0],
         })
+    }
+
+    /// Key `n`, encoded.
+    fn encoded(&self, n: u32) -> &[u8] {
+        &self.bytes[self.starts[n as usize]..self.starts[n as usize + 1]]
     }
 
     /// The key number of each row of `columns` (`NO_KEY` for a key not
@@ -62,20 +74,32 @@ impl KeyIndex {
             .converter
             .convert_columns(columns)
             .map_err(|e| ExecError::arrow("a lookup join's keys", e))?;
+        let nulls = columns.iter().any(|c| c.null_count() > 0);
+        if add {
+            self.table.reserve(rows, |_| 0);
+        }
         let mut out = Vec::with_capacity(rows);
         let mut firsts = Vec::new();
         for r in 0..rows {
-            if columns.iter().any(|c| c.is_null(r)) {
+            if nulls && columns.iter().any(|c| c.is_null(r)) {
                 out.push(NO_KEY);
                 continue;
             }
             let key = encoded.row(r);
-            let n = match self.numbers.get(key.as_ref()) {
+            let key = key.as_ref();
+            let hash = self.hasher.hash_one(key);
+            let (bytes, starts) = (&self.bytes, &self.starts);
+            let same = |&n: &u32| &bytes[starts[n as usize]..starts[n as usize + 1]] == key;
+            let n = match self.table.find(hash, same) {
                 Some(&n) => n,
                 None if add => {
-                    let n = self.numbers.len() as u32;
-                    self.numbers.insert(key.as_ref().into(), n);
-                    self.encoded.push(key.as_ref().into());
+                    let n = (self.starts.len() - 1) as u32;
+                    self.bytes.extend_from_slice(key);
+                    self.starts.push(self.bytes.len());
+                    let (bytes, starts, hasher) = (&self.bytes, &self.starts, &self.hasher);
+                    self.table.insert_unique(hash, n, |&m| {
+                        hasher.hash_one(&bytes[starts[m as usize]..starts[m as usize + 1]])
+                    });
                     firsts.push(r as u32);
                     n
                 }
@@ -85,6 +109,18 @@ impl KeyIndex {
         }
         Ok((out, firsts))
     }
+}
+
+/// The converter of the columns a join fetches to arrow-row's encoding
+/// (its lookup cache's form).
+fn fetch_converter(join: &LookupJoin) -> Result<RowConverter> {
+    RowConverter::new(
+        join.fetch_types
+            .iter()
+            .map(|t| SortField::new(t.clone()))
+            .collect(),
+    )
+    .map_err(|e| ExecError::arrow("a lookup join's fetched columns", e))
 }
 
 fn take(columns: &[ArrayRef], rows: &UInt32Array, what: &str) -> Result<Vec<ArrayRef>> {
@@ -197,25 +233,56 @@ impl Probe {
         (0..self.key_count() as u32).collect()
     }
 
-    /// The cache's key of key `k`: the join's tag, then the encoded key.
-    fn cache_key(&self, tag: &[u8], k: u32) -> Vec<u8> {
-        let mut key = tag.to_vec();
-        key.extend_from_slice(&self.index.encoded[k as usize]);
-        key
+    /// The cache's key of key `k`: the join's tag, then the encoded key,
+    /// written over `key`.
+    fn cache_key(&self, tag: &[u8], k: u32, key: &mut Vec<u8>) {
+        key.clear();
+        key.extend_from_slice(tag);
+        key.extend_from_slice(self.index.encoded(k));
     }
 
-    /// The rows `cache` holds for this batch's keys, and the keys it does
-    /// not hold.
-    pub(super) fn cached(&self, tag: &[u8], cache: &LookupCache) -> (Vec<RecordBatch>, Vec<u32>) {
+    /// The rows `cache` holds for this batch's keys, as one batch of
+    /// `schema` (none when no held key has a row), how many keys it held,
+    /// and the keys it does not hold.
+    pub(super) fn cached(
+        &self,
+        join: &LookupJoin,
+        schema: &SchemaRef,
+        tag: &[u8],
+        cache: &LookupCache,
+    ) -> Result<(Vec<RecordBatch>, usize, Vec<u32>)> {
         let mut hits = Vec::new();
         let mut misses = Vec::new();
+        let mut key = Vec::new();
+        let tag = cache.short_tag(tag);
+        let now = cache.now();
         for k in 0..self.key_count() as u32 {
-            match cache.get(&self.cache_key(tag, k)) {
-                Some(rows) => hits.push(rows),
+            self.cache_key(&tag, k, &mut key);
+            match cache.get(&key, now) {
+                Some(entry) => hits.push(entry),
                 None => misses.push(k),
             }
         }
-        (hits, misses)
+        let rows: usize = hits.iter().map(|e| e.rows.len()).sum();
+        if rows == 0 {
+            return Ok((Vec::new(), hits.len(), misses));
+        }
+        let converter = fetch_converter(join)?;
+        let parser = converter.parser();
+        let columns = converter
+            .convert_rows(
+                hits.iter()
+                    .flat_map(|e| e.rows.rows())
+                    .map(|r| parser.parse(r)),
+            )
+            .map_err(|e| ExecError::arrow("a lookup cache's rows", e))?;
+        let batch = RecordBatch::try_new_with_options(
+            Arc::clone(schema),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )
+        .map_err(|e| ExecError::arrow("a lookup cache's rows", e))?;
+        Ok((vec![batch], hits.len(), misses))
     }
 
     /// Puts the rows of `fetched` of each key of `asked` into `cache` (a
@@ -229,31 +296,20 @@ impl Probe {
         asked: &[u32],
     ) -> Result<()> {
         let keys = self.fetched_keys(join, fetched)?;
-        // the fetched rows sorted by key: each key's rows one slice
-        let mut order: Vec<u32> = (0..keys.len() as u32)
-            .filter(|&r| keys[r as usize] != NO_KEY)
-            .collect();
-        order.sort_by_key(|&r| keys[r as usize]);
-        let sorted = RecordBatch::try_new_with_options(
-            fetched.schema(),
-            take(
-                fetched.columns(),
-                &UInt32Array::from(order.clone()),
-                "a lookup cache",
-            )?,
-            &RecordBatchOptions::new().with_row_count(Some(order.len())),
-        )
-        .map_err(|e| ExecError::arrow("a lookup cache", e))?;
-        let mut start = vec![0usize; self.key_count() + 1];
-        for &r in &order {
-            start[keys[r as usize] as usize + 1] += 1;
+        let encoded = fetch_converter(join)?
+            .convert_columns(fetched.columns())
+            .map_err(|e| ExecError::arrow("a lookup cache", e))?;
+        let mut per_key = vec![EncodedRows::default(); self.key_count()];
+        for (r, &k) in keys.iter().enumerate() {
+            if k != NO_KEY {
+                per_key[k as usize].push(encoded.row(r).as_ref());
+            }
         }
-        for i in 1..start.len() {
-            start[i] += start[i - 1];
-        }
+        let mut key = Vec::new();
+        let tag = cache.short_tag(tag);
         for &k in asked {
-            let (a, b) = (start[k as usize], start[k as usize + 1]);
-            cache.put(self.cache_key(tag, k), sorted.slice(a, b - a));
+            self.cache_key(&tag, k, &mut key);
+            cache.put(&key, std::mem::take(&mut per_key[k as usize]));
         }
         Ok(())
     }

@@ -273,7 +273,7 @@ fn fetch_sync(
     }
     let tag = join.cache_tag();
     let (mut parts, asked) = match cache {
-        Some(c) => c_hits(join, probe, &tag, c),
+        Some(c) => c_hits(join, probe, &schema, &tag, c)?,
         None => (Vec::new(), probe.all_keys()),
     };
     if asked.is_empty() {
@@ -322,13 +322,14 @@ fn fetch_sync(
 fn c_hits(
     join: &LookupJoin,
     probe: &Probe,
+    schema: &SchemaRef,
     tag: &[u8],
     cache: &LookupCache,
-) -> (Vec<RecordBatch>, Vec<u32>) {
-    let (hits, misses) = probe.cached(tag, cache);
-    LookupMetrics::add(&join.metrics.cache_hits, hits.len() as u64);
+) -> Result<(Vec<RecordBatch>, Vec<u32>)> {
+    let (rows, hits, misses) = probe.cached(join, schema, tag, cache)?;
+    LookupMetrics::add(&join.metrics.cache_hits, hits as u64);
     LookupMetrics::add(&join.metrics.cache_misses, misses.len() as u64);
-    (hits, misses)
+    Ok((rows, misses))
 }
 
 /// The schema of the fetched rows.

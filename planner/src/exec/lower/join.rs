@@ -115,6 +115,15 @@ impl Lowering<'_> {
                     "internal: a join decided for the as-of kernel is not a time join".into(),
                 ));
             }
+            // a lookup join the chooser runs as a scan and a regular join
+            // (choose/lookup_choice.rs): its condition without the marker
+            (_, Some(time)) if time.kind == TimeJoinKind::Lookup => {
+                let stripped = LogicalJoin {
+                    filter: time.residual,
+                    ..join.clone()
+                };
+                return self.regular_join(&stripped, choice, need);
+            }
             (_, Some(_)) => {
                 return Err(ExecError::Unsupported(
                     "internal: a time join not decided for the as-of kernel".into(),
@@ -122,6 +131,16 @@ impl Lowering<'_> {
             }
             _ => {}
         }
+        self.regular_join(join, choice, need)
+    }
+
+    /// An equi, range or nested-loop join on one of the regular kernels.
+    fn regular_join(
+        &mut self,
+        join: &LogicalJoin,
+        choice: JoinChoice,
+        need: &[usize],
+    ) -> Result<Lowered> {
         let (lschema, rschema) = (join.left.schema(), join.right.schema());
         let (lw, rw) = (lschema.fields().len(), rschema.fields().len());
         let sides = Sides {
