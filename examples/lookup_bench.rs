@@ -393,6 +393,24 @@ fn tenon_variants(
     Ok(())
 }
 
+/// The baseline: one query per probe row over `a.threads` connections.
+fn per_row_line(
+    database: &'static str,
+    ids: &[i64],
+    a: &Args,
+    lookup: &(dyn Fn(&[i64]) -> Res<usize> + Sync),
+) -> Res<Line> {
+    let (wall, found) = timed(a.runs, || per_row_loop(ids, a.threads, lookup))?;
+    Ok(Line {
+        database,
+        variant: format!("per-row loop, {} connections", a.threads),
+        wall,
+        requests: a.orders.to_string(),
+        probe_rows: a.orders,
+        out_rows: found,
+    })
+}
+
 fn main() -> Res<()> {
     let a = args()?;
     std::fs::create_dir_all(&a.dir)?;
@@ -414,17 +432,9 @@ fn main() -> Res<()> {
     output_rows(&session, "SELECT count(*) FROM orders")?;
     let mut lines = Vec::new();
 
-    let (wall, found) = timed(a.runs, || {
-        per_row_loop(&ids, a.threads, &|part| sqlite_loop(&db, part))
-    })?;
-    lines.push(Line {
-        database: "SQLite",
-        variant: format!("per-row loop, {} connections", a.threads),
-        wall,
-        requests: a.orders.to_string(),
-        probe_rows: a.orders,
-        out_rows: found,
-    });
+    lines.push(per_row_line("SQLite", &ids, &a, &|part| {
+        sqlite_loop(&db, part)
+    })?);
     let with = format!(
         "'connector' = 'jdbc', 'url' = 'jdbc:sqlite:{}', 'table-name' = 'customers'",
         db.display()
@@ -432,17 +442,9 @@ fn main() -> Res<()> {
     tenon_variants(&session, "SQLite", &with, &a, &mut lines)?;
 
     if let Some((pg, user)) = &a.postgres {
-        let (wall, found) = timed(a.runs, || {
-            per_row_loop(&ids, a.threads, &|part| pg_loop(pg, user, part))
-        })?;
-        lines.push(Line {
-            database: "PostgreSQL",
-            variant: format!("per-row loop, {} connections", a.threads),
-            wall,
-            requests: a.orders.to_string(),
-            probe_rows: a.orders,
-            out_rows: found,
-        });
+        lines.push(per_row_line("PostgreSQL", &ids, &a, &|part| {
+            pg_loop(pg, user, part)
+        })?);
         let with = format!(
             "'connector' = 'jdbc', 'url' = 'jdbc:postgresql://{pg}/postgres', \
              'table-name' = 'customers', 'username' = '{user}'"

@@ -36,6 +36,45 @@ pub(crate) struct SqliteTable {
     pool: Mutex<Vec<Connection>>,
     /// Retries of a request that failed (`lookup.max-retries`).
     max_retries: u32,
+    /// Whether this SQLite has `json_each` (built in since 3.38).
+    json_each: bool,
+}
+
+/// One key column's keys as a JSON array, sorted (SQLite's `BINARY` order
+/// for text is byte order, as Rust's), when they are all integers or all
+/// text; `None` otherwise.
+fn json_keys(keys: &arrow_array::ArrayRef, n: usize) -> Option<String> {
+    use std::fmt::Write;
+    let values: Vec<SqlValue> = (0..n).map(|row| key_value(keys, row)).collect();
+    let mut json = String::with_capacity(n * 8 + 2);
+    if values.iter().all(|v| matches!(v, SqlValue::Int(_))) {
+        let mut ints: Vec<i64> = values
+            .iter()
+            .filter_map(|v| match v {
+                SqlValue::Int(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        ints.sort_unstable();
+        json.push('[');
+        for (i, k) in ints.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            let _ = write!(json, "{k}");
+        }
+        json.push(']');
+        return Some(json);
+    }
+    let mut texts: Vec<&str> = Vec::with_capacity(n);
+    for v in &values {
+        match v {
+            SqlValue::Text(t) => texts.push(t),
+            _ => return None,
+        }
+    }
+    texts.sort_unstable();
+    serde_json::to_string(&texts).ok()
 }
 
 /// The SQLite affinity of a declared column type (SQLite's own rules,
@@ -114,11 +153,13 @@ impl SqliteTable {
             ));
         }
         declared.check_columns(&url, &columns, &|decl, t| fits(affinity(decl), t), "SQLite")?;
+        let json_each = conn.prepare("SELECT value FROM json_each('[1]')").is_ok();
         Ok(SqliteTable {
             path: path.to_string(),
             declared,
             pool: Mutex::new(vec![conn]),
             max_retries,
+            json_each,
         })
     }
 
@@ -211,6 +252,30 @@ impl SqliteTable {
             .iter()
             .map(|&c| quote_ident(&self.declared.store_names[c]))
             .collect();
+        let json = match &request.key_columns[..] {
+            [_] if self.json_each => json_keys(&request.keys[0], request.len()),
+            _ => None,
+        };
+        if let Some(json) = json {
+            let columns: Vec<String> = request
+                .columns
+                .iter()
+                .map(|&c| format!("t.{}", quote_ident(&self.declared.store_names[c])))
+                .collect();
+            let sql = format!(
+                "SELECT {} FROM json_each(?1) AS k CROSS JOIN {} AS t ON t.{} = k.value",
+                columns.join(", "),
+                quote_ident(&self.declared.table),
+                key_names[0]
+            );
+            self.with_connection(|conn| {
+                Self::rows(conn, &sql, &[SqlValue::Text(json)], width, &mut values)
+                    .map_err(|e| format!("query on jdbc:sqlite:{} failed: {e}", self.path))
+            })?;
+            return self
+                .declared
+                .batch(&self.describe_short(), &request.columns, values);
+        }
         self.with_connection(|conn| {
             let n = request.len();
             let mut at = 0;

@@ -273,3 +273,81 @@ fn the_default_looks_up_few_keys_and_scans_for_many() {
         );
     }
 }
+
+/// Text keys (sent to SQLite as a sorted JSON array) with quotes,
+/// backslashes, non-ASCII letters, duplicates in the store, keys the store
+/// lacks and NULL: the lookup join equals the regular join, for INNER and
+/// LEFT joins, batch sizes 1, 7 and 8192 and threads 1 and 4.
+#[test]
+fn text_keys_equal_the_regular_join() {
+    let dir = temp_dir("lookup-text-keys");
+    let db = dir.join("names.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("CREATE TABLE names (name TEXT, n INTEGER);")
+        .unwrap();
+    let stored = [
+        "a\"b",
+        "back\\slash",
+        "ünïcödé",
+        "x y",
+        "plain",
+        "plain",
+        "[1]",
+        "0",
+    ];
+    for (i, name) in stored.iter().enumerate() {
+        conn.execute(
+            "INSERT INTO names VALUES (?1, ?2)",
+            rusqlite::params![name, i as i64],
+        )
+        .unwrap();
+    }
+    drop(conn);
+    let probe = [
+        "\"a\"\"b\"",
+        "back\\slash",
+        "ünïcödé",
+        "x y",
+        "plain",
+        "",
+        "missing",
+        "0",
+        "[1]",
+        "PLAIN",
+    ];
+    let mut csv = String::from("id,name\n");
+    for round in 0..30 {
+        for (i, p) in probe.iter().enumerate() {
+            csv.push_str(&format!("{},{p}\n", round * 100 + i));
+        }
+    }
+    std::fs::write(dir.join("probe.csv"), csv).unwrap();
+    let ddl = format!(
+        "CREATE TABLE probe (id INT, name STRING, p AS PROCTIME()) WITH ('connector' = \
+         'filesystem', 'path' = '{}', 'format' = 'csv');\n\
+         CREATE TABLE names (name STRING, n BIGINT) WITH ('connector' = 'jdbc', \
+         'url' = 'jdbc:sqlite:{}', 'table-name' = 'names');",
+        dir.join("probe.csv").display(),
+        db.display()
+    );
+    for (threads, batch) in [(1, 1), (4, 7), (1, 8192), (4, 8192)] {
+        let session = empty_session(threads, batch);
+        session.execute_script(&ddl).unwrap();
+        for kind in ["JOIN", "LEFT JOIN"] {
+            let regular = format!(
+                "SELECT o.id, o.name, c.name, c.n FROM probe AS o {kind} names AS c ON o.name = c.name"
+            );
+            let lookup = format!(
+                "SELECT /*+ LOOKUP('table' = 'c') */ o.id, o.name, c.name, c.n FROM probe AS o \
+                 {kind} names FOR SYSTEM_TIME AS OF o.p AS c ON o.name = c.name"
+            );
+            let want = row_strings(&collect(&session, &regular));
+            assert!(want.iter().any(|r| r.contains("ünïcödé")), "{want:?}");
+            assert_eq!(
+                row_strings(&collect(&session, &lookup)),
+                want,
+                "{kind}, threads {threads}, batch size {batch}"
+            );
+        }
+    }
+}
