@@ -90,6 +90,13 @@ pub trait ScanSource: Send + Sync + fmt::Debug {
     /// Whether opening and scanning it reads files (for timings that say
     /// whether they include reading).
     fn reads_files(&self) -> bool;
+
+    /// For a lookup table: the source its lookup joins fetch rows from by
+    /// key (planning asks it which columns it can look up by). `None`,
+    /// unless overridden.
+    fn lookup(&self) -> Option<Arc<dyn crate::lookup::LookupSource>> {
+        None
+    }
 }
 
 /// What [`ScanSource::open`] gives for one run.
@@ -201,10 +208,15 @@ pub fn plan_statement(
     config: &Config,
 ) -> Result<PreparedQuery, PrepareError> {
     let (joins, sources) = resolve(sql, provider, config)?;
-    // Lowering reads the schemas only.
+    // Lowering reads the schemas only (and a lookup table's source, for
+    // the columns it can look up by).
     let schemas: Tables = sources
         .iter()
-        .map(|(k, s)| (k.clone(), Arc::new(TableData::new(s.schema(), Vec::new()))))
+        .map(|(k, s)| {
+            let mut data = TableData::new(s.schema(), Vec::new());
+            data.lookup = s.lookup();
+            (k.clone(), Arc::new(data))
+        })
         .collect();
     let physical = exec::lower(&joins, &schemas, config, &QueryContext::new())?;
     Ok(PreparedQuery {

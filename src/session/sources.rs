@@ -619,6 +619,17 @@ fn carried(e: Error) -> ExecError {
 }
 
 impl ScanSource for SessionScan {
+    fn lookup(&self) -> Option<Arc<dyn tenon_planner::lookup::LookupSource>> {
+        match self {
+            SessionScan::Memory(d)
+            | SessionScan::Options {
+                base: Base::Memory(d),
+                ..
+            } => d.lookup.clone(),
+            _ => None,
+        }
+    }
+
     fn schema(&self) -> SchemaRef {
         match self {
             SessionScan::File(f)

@@ -257,7 +257,7 @@ fn a_failing_request_fails_the_query_with_the_sources_error() {
 }
 
 #[test]
-fn a_key_column_the_source_cannot_look_up_by_is_an_error() {
+fn a_key_column_the_source_cannot_look_up_by_filters_the_fetched_rows() {
     #[derive(Debug)]
     struct ById(TestSource);
     impl LookupSource for ById {
@@ -274,18 +274,34 @@ fn a_key_column_the_source_cannot_look_up_by_is_an_error() {
             self.0.lookup(request)
         }
     }
-    let (session, _dir) = session(Arc::new(TestSource::default()), &[Some(1)], 1, 8192);
+    let keys = [Some(1), Some(2), Some(3), Some(4), None, Some(2)];
+    let (session, _dir) = session(Arc::new(TestSource::default()), &keys, 1, 8192);
+    let source = TestSource {
+        present: vec![1, 2, 3],
+        ..Default::default()
+    };
     session
-        .register_lookup_table("dim", Arc::new(ById(TestSource::default())), None)
+        .register_lookup_table("dim", Arc::new(ById(source)), None)
         .unwrap();
-    let e = session
-        .collect(
-            "SELECT o.k FROM orders AS o JOIN dim FOR SYSTEM_TIME AS OF o.p AS d ON o.k = d.val",
-        )
-        .unwrap_err();
+    let join = "SELECT /*+ LOOKUP('table' = 'd') */ o.k, d.val FROM orders AS o JOIN dim FOR \
+                SYSTEM_TIME AS OF o.p AS d ON";
+    // only `id` goes to the source; the equalities on `val` filter its rows
+    let rows = row_strings(&collect(
+        &session,
+        &format!("{join} o.k = d.id AND d.val = 20"),
+    ));
+    assert_eq!(rows, ["2|20", "2|20"]);
+    let rows = row_strings(&collect(
+        &session,
+        &format!("{join} o.k = d.id AND o.k * 10 = d.val"),
+    ));
+    assert_eq!(rows, ["1|10", "2|20", "2|20", "3|30"]);
+    // with no equality on `id`, there is nothing to look up by
+    let e = session.collect(&format!("{join} o.k = d.val")).unwrap_err();
     let text = e.to_string();
     assert!(
-        text.contains("cannot look rows up by column `val`") && text.contains("by id"),
+        text.contains("a source by id looks rows up only by id")
+            && text.contains("`probe.x = lookup.id`"),
         "{text}"
     );
 }

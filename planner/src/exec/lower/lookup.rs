@@ -6,6 +6,7 @@
 //! of a probe batch and its fetched rows.
 
 use arrow_schema::{DataType, Field};
+use datafusion_common::Column;
 use datafusion_expr::logical_plan::Join as LogicalJoin;
 use datafusion_expr::{Cast, Expr, ExprSchemable, LogicalPlan};
 
@@ -68,7 +69,20 @@ impl Lowering<'_> {
             .tables
             .get(&table)
             .ok_or_else(|| ExecError::MissingTable(table.clone()))?;
-        let split = lookup_keys(&join.on, time.residual.as_ref(), rschema, &|_| true);
+        // an equality on a column the source cannot look up by filters the
+        // fetched rows instead (LookupSource::can_look_up_by)
+        let source = data.lookup.clone();
+        let indexable = |column: &Column| {
+            let table_column = rschema
+                .index_of_column(column)
+                .ok()
+                .and_then(|rc| table_columns.get(rc));
+            match (&source, table_column) {
+                (Some(s), Some(&c)) => s.can_look_up_by(c),
+                _ => true,
+            }
+        };
+        let split = lookup_keys(&join.on, time.residual.as_ref(), rschema, &indexable);
         let mut probe_exprs = Vec::new();
         let (mut probe_cols, mut constant_cols) = (Vec::new(), Vec::new());
         let mut constants = Vec::new();
@@ -104,6 +118,25 @@ impl Lowering<'_> {
                     constant_cols.push(rc);
                 }
             }
+        }
+        if let Some(s) = source.as_ref().filter(|_| probe_cols.is_empty()) {
+            let able: Vec<&str> = (0..data.schema.fields().len())
+                .filter(|&c| s.can_look_up_by(c))
+                .map(|c| data.schema.field(c).name().as_str())
+                .collect();
+            return Err(ExecError::Unsupported(format!(
+                "the lookup join {}: {} looks rows up only by {}, and ON compares none of \
+                 those with a probe column (`probe.x = lookup.{}`); equalities on other \
+                 columns only filter the fetched rows",
+                time.clause,
+                s.describe(),
+                if able.is_empty() {
+                    "no column".to_string()
+                } else {
+                    able.join(", ")
+                },
+                able.first().copied().unwrap_or("key")
+            )));
         }
         if probe_cols.is_empty() {
             return Err(ExecError::Unsupported(format!(
