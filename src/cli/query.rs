@@ -35,7 +35,9 @@ pub(crate) struct QueryArgs {
     /// Register a table (repeatable): NAME=PATH, PATH a .parquet, .csv,
     /// .arrow/.ipc/.feather file or a directory of such files. NAME is
     /// folded to lower case, as SQL folds unquoted names. Without any
-    /// --table, the TPC-H tables at scale 0.01 are registered.
+    /// --table, the TPC-H tables at scale 0.01 are registered (unless the
+    /// SQL declares tables with CREATE TABLE and names no other TPC-H
+    /// table).
     /// Each query reads only the columns it uses, while its scans run
     /// (batch by batch, charged to memory_limit; Parquet: only the row
     /// groups its filters can match, see --analyze's row_groups=).
@@ -117,9 +119,14 @@ fn session(args: &QueryArgs) -> Result<Session, CliError> {
             .map_err(|e| CliError::usage(format!("--batch-size {b}: {e}")))?;
     }
     let mut session = Session::new(config).map_err(fail)?;
-    if args.tables.is_empty() && args.memory_tables.is_empty() {
+    let text = script_text(args);
+    let declared = text.as_deref().map(declared_tables).unwrap_or_default();
+    if args.tables.is_empty()
+        && args.memory_tables.is_empty()
+        && uses_builtin_tpch(text.as_deref(), &declared)
+    {
         session.register_tpch(BUILTIN_TPCH_SCALE).map_err(fail)?;
-        for name in declared_tables(args) {
+        for name in declared {
             // the script's own table of that name replaces the built-in one
             let _ = session.execute(&format!(
                 "DROP TABLE IF EXISTS \"{}\"",
@@ -312,13 +319,41 @@ fn run_last(
 /// The tables the statement or script declares (`CREATE TABLE`): a
 /// built-in TPC-H table of the same name (`orders`, say) gives way to it.
 /// A script that cannot be read or split says so when it runs.
-fn declared_tables(args: &QueryArgs) -> Vec<String> {
-    let text = match (&args.file, &args.sql) {
-        (Some(file), _) => std::fs::read_to_string(file).unwrap_or_default(),
-        (None, Some(sql)) => sql.clone(),
-        (None, None) => return Vec::new(),
+/// The SQL given with `-f` or on the command line (`None` when neither, or
+/// the file cannot be read: running it says why).
+fn script_text(args: &QueryArgs) -> Option<String> {
+    match (&args.file, &args.sql) {
+        (Some(file), _) => std::fs::read_to_string(file).ok(),
+        (None, Some(sql)) => Some(sql.clone()),
+        (None, None) => None,
+    }
+}
+
+/// The eight built-in TPC-H tables.
+const TPCH_TABLES: [&str; 8] = [
+    "customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier",
+];
+
+/// Whether the built-in TPC-H tables are registered for `text`: always,
+/// unless the script declares tables of its own and names none of the
+/// TPC-H tables it does not declare (generating them takes about a second
+/// of start-up, mostly tpchgen's text pool, which such a script never
+/// reads).
+fn uses_builtin_tpch(text: Option<&str>, declared: &[String]) -> bool {
+    let Some(text) = text.filter(|_| !declared.is_empty()) else {
+        return true;
     };
-    let Ok(statements) = split_statements(&text) else {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| {
+            TPCH_TABLES.iter().any(|t| {
+                word.eq_ignore_ascii_case(t) && !declared.iter().any(|d| d.eq_ignore_ascii_case(t))
+            })
+        })
+}
+
+/// The tables `text`'s CREATE TABLE statements declare.
+fn declared_tables(text: &str) -> Vec<String> {
+    let Ok(statements) = split_statements(text) else {
         return Vec::new();
     };
     statements
@@ -374,4 +409,34 @@ fn timing(out: &QueryOutput) {
         out.num_rows(),
         out.reads_files
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_tpch_only_when_the_script_may_read_it() {
+        let own = vec!["orders".to_string(), "c".to_string()];
+        // no DDL, or no SQL at all: the built-in tables
+        assert!(uses_builtin_tpch(Some("SELECT * FROM lineitm"), &[]));
+        assert!(uses_builtin_tpch(None, &[]));
+        // the script's own tables only
+        let script = "CREATE TABLE orders (k INT) WITH (...); SELECT * FROM orders JOIN c";
+        assert!(!uses_builtin_tpch(Some(script), &own));
+        // a TPC-H table it does not declare, in any case
+        let script = "CREATE TABLE orders (k INT) WITH (...); SELECT * FROM orders, LineItem";
+        assert!(uses_builtin_tpch(Some(script), &own));
+        // part of a longer name is not a mention
+        assert!(!uses_builtin_tpch(
+            Some("SELECT parts FROM my_nation_x"),
+            &own
+        ));
+        assert_eq!(
+            declared_tables(
+                "CREATE TABLE Shop (k INT) WITH ('connector' = 'filesystem'); SELECT 1"
+            ),
+            ["shop"]
+        );
+    }
 }
