@@ -18,7 +18,7 @@ use arrow_schema::{DataType, SchemaRef};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 use tenon_planner::exec::{ExecError, ScanRequest, Sink};
-use tenon_planner::lookup::{LookupError, LookupRequest, LookupSource};
+use tenon_planner::lookup::{LookupDone, LookupError, LookupRequest, LookupSource};
 
 use super::values::{SqlValue, key_value};
 use super::{Declared, quote_ident};
@@ -347,6 +347,14 @@ impl LookupSource for SqliteTable {
                 Err(_) => attempt += 1,
             }
         }
+    }
+
+    /// SQLite runs inside the process, on the CPU: an async request runs
+    /// on the worker that sends it, as a sync one does (a thread of its
+    /// own would only contend with the workers for the cores; requests of
+    /// different workers still run at once, on connections of their own).
+    fn lookup_async(self: Arc<Self>, request: LookupRequest, done: LookupDone) {
+        done(self.lookup(&request));
     }
 
     fn can_scan(&self) -> bool {

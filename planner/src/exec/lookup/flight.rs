@@ -105,6 +105,9 @@ impl Flight {
     ) {
         join.metrics.sent(request.len(), retry);
         let flight = Arc::clone(self);
+        // the worker waits on the source while it starts the request (all
+        // of it for a source that runs requests on the caller's thread)
+        let started = Instant::now();
         Arc::clone(source).lookup_async(
             request,
             Box::new(move |result| {
@@ -125,6 +128,7 @@ impl Flight {
                 flight.changed.notify_all();
             }),
         );
+        join.metrics.waited(started.elapsed());
     }
 
     /// Adds a probe batch: waits (driving) for room, then sends its
