@@ -233,8 +233,12 @@ impl LookupCache {
             Ok(t) => t,
             Err(poisoned) => poisoned.into_inner(),
         };
+        if let Some(n) = tags.get(tag) {
+            return n.to_le_bytes();
+        }
         let next = tags.len() as u32;
-        tags.entry(tag.to_vec()).or_insert(next).to_le_bytes()
+        tags.insert(tag.to_vec(), next);
+        next.to_le_bytes()
     }
 
     /// The time now on the cache's clock, to give [`LookupCache::get`].
@@ -264,7 +268,11 @@ impl LookupCache {
             cache.remove(&key);
             return None;
         }
-        entry.accessed.store(now, Ordering::Relaxed);
+        // only expiry after access reads it; a write per hit would bounce
+        // the entry's cache line between the workers
+        if expire_after_access.is_some() && entry.accessed.load(Ordering::Relaxed) != now {
+            entry.accessed.store(now, Ordering::Relaxed);
+        }
         Some(entry)
     }
 

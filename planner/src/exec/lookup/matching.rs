@@ -76,7 +76,10 @@ impl KeyIndex {
             .map_err(|e| ExecError::arrow("a lookup join's keys", e))?;
         let nulls = columns.iter().any(|c| c.null_count() > 0);
         if add {
-            self.table.reserve(rows, |_| 0);
+            let (bytes, starts, hasher) = (&self.bytes, &self.starts, &self.hasher);
+            self.table.reserve(rows, |&m| {
+                hasher.hash_one(&bytes[starts[m as usize]..starts[m as usize + 1]])
+            });
         }
         let mut out = Vec::with_capacity(rows);
         let mut firsts = Vec::new();
