@@ -102,6 +102,7 @@ impl Error {
     pub(crate) fn exec(e: ExecError, planning: bool) -> Self {
         match e {
             ExecError::Memory(_)
+            | ExecError::Spill { .. }
             | ExecError::Join(
                 KernelError::MemoryLimitExceeded { .. } | KernelError::AllocationFailed { .. },
             ) => Error::Resource(Cause::Exec(e)),

@@ -94,7 +94,7 @@ pub use error::{KernelError, Result};
 pub use expand::{Collection, Expand, MULTISET_COUNT, MULTISET_ELEMENT, multiset_type};
 pub use filter::JoinFilter;
 pub use group_sums::{group_counts, group_sums};
-pub use hash::{HashJoin, HashJoinMode, RuntimeFilter};
+pub use hash::{HashJoin, HashJoinMode, RuntimeFilter, key_hashes};
 pub use join_type::{JoinSide, JoinType};
 pub use kernel::{
     BatchSink, CloneKernel, FedProbe, Join, JoinInput, JoinKernel, JoinOptions, JoinStream,

@@ -73,6 +73,14 @@ pub struct Config {
     /// files, join inputs and tables, GROUP BY groups, sort buffers, ...);
     /// `None`: unlimited.
     pub memory_limit: Option<u64>,
+    /// Where operators that do not fit `memory_limit` write their spill
+    /// files (each query makes a directory of its own there and removes it
+    /// when it ends); `None`: the system's temporary directory.
+    pub spill_dir: Option<std::path::PathBuf>,
+    /// The most bytes of spill files one query may hold on disk at once
+    /// (reaching it is the same error as a full disk); `None`: as much as
+    /// the disk holds.
+    pub spill_limit: Option<u64>,
     /// Whether an aggregate without GROUP BY over an INNER hash join is
     /// fused into the join, aggregating its pairs as it probes instead of
     /// its output batches (`JoinAggregate` in EXPLAIN; docs/cli.md).
@@ -106,6 +114,8 @@ impl Default for Config {
             hint_mode: HintMode::Lenient,
             disabled_strategies: Vec::new(),
             memory_limit: None,
+            spill_dir: None,
+            spill_limit: None,
             fused_aggregate: true,
             runtime_filters: true,
             shared_subplans: true,
@@ -116,11 +126,13 @@ impl Default for Config {
 
 impl Config {
     /// The keys [`Config::set`] accepts.
-    pub const KEYS: [&'static str; 12] = [
+    pub const KEYS: [&'static str; 14] = [
         "broadcast_threshold",
         "hint_mode",
         "disabled_strategies",
         "memory_limit",
+        "spill_dir",
+        "spill_limit",
         "threads",
         "batch_size",
         "fused_aggregate",
@@ -169,10 +181,23 @@ impl Config {
                         None
                     } else {
                         let n = parse_bytes(v).map_err(|w| bad("memory_limit", &w))?;
-                        if n == 0 {
-                            return Err(bad("memory_limit", "must be above 0 (or `unlimited`)"));
-                        }
+                        check_memory_limit(n).map_err(|w| bad("memory_limit", &w))?;
                         Some(n)
+                    }
+            }
+            "spill_dir" => {
+                self.spill_dir = if v.is_empty() || v.eq_ignore_ascii_case("default") {
+                    None
+                } else {
+                    Some(std::path::PathBuf::from(v))
+                }
+            }
+            "spill_limit" => {
+                self.spill_limit =
+                    if v.eq_ignore_ascii_case("none") || v.eq_ignore_ascii_case("unlimited") {
+                        None
+                    } else {
+                        Some(parse_bytes(v).map_err(|w| bad("spill_limit", &w))?)
                     }
             }
             "hint_mode" => self.hint_mode = v.parse().map_err(|w: String| bad("hint_mode", &w))?,
@@ -274,6 +299,21 @@ fn check_batch_size(n: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// The smallest `memory_limit`: below it not even one row of a wide batch
+/// fits, and no operator can work by spilling.
+pub const MIN_MEMORY_LIMIT: u64 = 1 << 10;
+
+/// A memory limit of `n` bytes is at least [`MIN_MEMORY_LIMIT`].
+fn check_memory_limit(n: u64) -> Result<(), String> {
+    if n < MIN_MEMORY_LIMIT {
+        return Err(format!(
+            "must be at least {MIN_MEMORY_LIMIT} bytes (1KB), the least any query can run in \
+             by spilling (or `unlimited`)"
+        ));
+    }
+    Ok(())
+}
+
 /// A byte count with an optional unit: `1048576`, `512KB`, `10MB`, `2GiB`,
 /// `1.5GB`. KB/MB/GB/TB are powers of 1024 here as in Flink's `MemorySize`
 /// (`KiB` etc. are accepted as the same).
@@ -328,12 +368,8 @@ impl Config {
         check_threads(self.threads).map_err(|w| bad("threads", self.threads.to_string(), w))?;
         check_batch_size(self.batch_size)
             .map_err(|w| bad("batch_size", self.batch_size.to_string(), w))?;
-        if self.memory_limit == Some(0) {
-            return Err(bad(
-                "memory_limit",
-                "0".into(),
-                "must be above 0 (or `unlimited`)".into(),
-            ));
+        if let Some(n) = self.memory_limit {
+            check_memory_limit(n).map_err(|w| bad("memory_limit", n.to_string(), w))?;
         }
         Ok(())
     }

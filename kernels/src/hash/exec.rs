@@ -441,10 +441,13 @@ impl<'a> Prepared<'a> {
         let n = b.batch.num_rows();
         let mem = &self.join.options.memory;
         // Integer keys: their range decides between a direct index (no hash
-        // table at all) and key bits in front of the table.
+        // table at all) and key bits in front of the table. Both only speed
+        // the probe up: when the memory budget cannot hold them (a spilling
+        // join under a small limit), the plain hash table does the work.
         let range = self.key_range(b);
-        if let Some(range) = range.filter(|r| r.suits_direct(n)) {
-            let r = mem.try_reserve("the direct key index", DirectIndex::bytes_for(range))?;
+        if let Some(range) = range.filter(|r| r.suits_direct(n))
+            && let Ok(r) = mem.try_reserve("the direct key index", DirectIndex::bytes_for(range))
+        {
             // Rows with a NULL key are not indexed (they never match here).
             let rows: Option<Vec<u32>> =
                 b.nulls.map(|_| b.valid_rows().map(|i| i as u32).collect());
@@ -469,9 +472,10 @@ impl<'a> Prepared<'a> {
             }
         }
         let mut built = self.build_hash_table(b)?;
-        if let Some(range) = range.filter(|r| r.suits_bits() && built.filter.is_none()) {
-            built._filter_memory =
-                Some(mem.try_reserve("the key bits", KeyBits::bytes_for(range))?);
+        if let Some(range) = range.filter(|r| r.suits_bits() && built.filter.is_none())
+            && let Ok(r) = mem.try_reserve("the key bits", KeyBits::bytes_for(range))
+        {
+            built._filter_memory = Some(r);
             let keys = b.valid_rows().filter_map(|i| S::word(b.keys.tag(i)));
             built.filter = Some(Prefilter::Bits(KeyBits::build(range, keys)));
         }
@@ -554,11 +558,15 @@ impl<'a> Prepared<'a> {
             .reduce(|| false, |a, b| a | b);
         table.set_repeated(repeated);
         // Only a table beyond the cache is worth a filter in front of it.
+        // (Like the key bits, it yields when the budget cannot hold it.)
         let mut filter_mem = None;
         let filter = if table.large() && n >= FILTER_MIN_ROWS {
-            filter_mem =
-                Some(mem.try_reserve("the key filter", KeyFilter::bytes_for(n, sc.partitions()))?);
-            Some(Prefilter::Bloom(KeyFilter::from_scattered::<S>(&sc)))
+            filter_mem = mem
+                .try_reserve("the key filter", KeyFilter::bytes_for(n, sc.partitions()))
+                .ok();
+            filter_mem
+                .is_some()
+                .then(|| Prefilter::Bloom(KeyFilter::from_scattered::<S>(&sc)))
         } else {
             None
         };

@@ -81,12 +81,14 @@ mod bloom;
 mod cpu_levels;
 mod dense;
 pub(crate) mod exec;
+mod key_hash;
 pub(crate) mod partition;
 mod partitioned;
 pub(crate) mod probe;
 mod runtime_filter;
 pub(crate) mod table;
 
+pub use key_hash::key_hashes;
 pub use runtime_filter::RuntimeFilter;
 
 use crate::error::{KernelError, Result};
@@ -146,6 +148,16 @@ impl HashJoin {
     /// The side the table is built from.
     pub fn built_side(&self) -> JoinSide {
         self.build_side
+    }
+
+    /// The key pairs, `(left column, right column)`.
+    pub fn on(&self) -> &[(usize, usize)] {
+        &self.keys.on
+    }
+
+    /// Whether NULL keys match each other (`IS NOT DISTINCT FROM`).
+    pub fn is_null_equal(&self) -> bool {
+        self.keys.null_equal
     }
 
     /// Compare keys with `IS NOT DISTINCT FROM`: NULL matches NULL.
@@ -469,5 +481,9 @@ impl FedProbe for HashJoin {
             Strategy::ShuffleMerge | Strategy::NestLoop => {}
         }
         join.into()
+    }
+
+    fn hash_join(&self) -> Option<&HashJoin> {
+        Some(self)
     }
 }

@@ -297,4 +297,11 @@ pub trait FedProbe: Sync {
     /// `strategy` when the kernel runs it (for a hash join: `BROADCAST`
     /// or `SHUFFLE_HASH`; any other keeps the kernel's mode).
     fn building(&self, side: JoinSide, strategy: Strategy) -> Join;
+
+    /// The kernel as a [`HashJoin`](crate::HashJoin), when it is one: its
+    /// keys and options, for a caller that partitions the inputs itself
+    /// (the planner's spilling hash join). The default: none.
+    fn hash_join(&self) -> Option<&crate::HashJoin> {
+        None
+    }
 }

@@ -22,6 +22,21 @@ pub enum ExecError {
     /// The memory limit was exceeded outside a join kernel.
     #[error("memory limit exceeded: {0}; raise memory_limit or reduce the input")]
     Memory(String),
+    /// Writing or reading a spill file failed: a full disk, the spill
+    /// limit, a directory that cannot be made or written.
+    #[error(
+        "spilling to disk failed in {dir} after writing {written} bytes: {message}; free disk \
+         space there, point `spill_dir` at a directory with room (`--set spill_dir=...`), or \
+         raise memory_limit"
+    )]
+    Spill {
+        /// The query's spill directory (or the directory it was to be made in).
+        dir: String,
+        /// Bytes of spill files the query had written by then.
+        written: u64,
+        /// What failed.
+        message: String,
+    },
     /// The consumer of the results went away (a dropped stream).
     #[error("the query was cancelled: its result stream was dropped")]
     Cancelled,

@@ -85,6 +85,7 @@ pub(super) fn fuse(plan: PhysicalPlan) -> PhysicalPlan {
         schema,
         metrics,
         budget,
+        spill,
         runtime_filters,
     } = plan;
     let rebuilt = move |operator| PhysicalPlan {
@@ -92,6 +93,7 @@ pub(super) fn fuse(plan: PhysicalPlan) -> PhysicalPlan {
         schema,
         metrics,
         budget,
+        spill,
         runtime_filters,
     };
     let Operator::Aggregate { input, aggregate } = operator else {

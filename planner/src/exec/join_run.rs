@@ -26,9 +26,10 @@ use arrow_array::RecordBatch;
 
 use super::adapt::{self, Planned};
 use super::run::{Held, Run, Sink, lock};
+use super::spill::hash_join::{Build, SpillJoin};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
-use tenon_kernels::{FedProbe, Join, JoinInput, JoinKernel, JoinSide, KernelError};
+use tenon_kernels::{FedProbe, Join, JoinInput, JoinKernel, JoinSide, KernelError, Strategy};
 
 impl Run<'_> {
     /// Runs the join `plan`, pushing its output (coalesced) into `sink`.
@@ -103,7 +104,32 @@ impl Run<'_> {
             JoinSide::Left => left,
             JoinSide::Right => right,
         };
-        let build_held = self.collect(build_plan, "the hash join's build side")?;
+        const WHAT: &str = "the hash join's build side";
+        // Under a memory limit a hash join spills what does not fit
+        // (module `spill`).
+        let spilling = fed.hash_join().filter(|_| self.limited());
+        let build_held = match spilling {
+            Some(hash) => {
+                let join = SpillJoin { plan, hash };
+                match self.collect_build(&join, build_plan, WHAT)? {
+                    Build::Whole(held) => held,
+                    Build::Parted(parted) => {
+                        let probe_plan = match fed.build_side() {
+                            JoinSide::Left => right,
+                            JoinSide::Right => left,
+                        };
+                        if !plan.runtime_filters.produced.is_empty() {
+                            let _ = plan
+                                .metrics
+                                .runtime_filters
+                                .set("not made: the build side spilled to disk".into());
+                        }
+                        return self.grace_join(&join, parted, probe_plan, out);
+                    }
+                }
+            }
+            None => self.collect(build_plan, WHAT)?,
+        };
         let build = JoinInput::new(build_plan.schema.clone(), build_held.batches);
         // The build side is complete: its runtime filters are made now,
         // before any operator of the probe side runs.
@@ -152,7 +178,17 @@ impl Run<'_> {
             JoinSide::Right => left,
         };
         let known = adapt::known_rows(probe_plan, self.tables);
-        if adapt::needs_probe_collected(planned, fed, build.num_rows(), known) {
+        // Under a memory limit the probe side streams (a kernel that would
+        // hold it whole runs in the broadcast mode instead): it is not
+        // bounded by the budget, only the build side is.
+        let broadcast;
+        let fed: &dyn FedProbe = if self.limited() && fed.partitions_build(build.num_rows()) {
+            broadcast = fed.building(fed.build_side(), Strategy::Broadcast);
+            broadcast.fed().unwrap_or(fed)
+        } else {
+            fed
+        };
+        if !self.limited() && adapt::needs_probe_collected(planned, fed, build.num_rows(), known) {
             // (The held batches stay charged until the join is done.)
             let mut probe_held = if skip_probe {
                 None

@@ -29,6 +29,7 @@ mod set_op;
 pub(crate) mod shared;
 mod sort;
 mod source;
+pub mod spill;
 
 pub use aggregate::{AggregateSink, HashAggregate};
 pub use error::{ExecError, Result};

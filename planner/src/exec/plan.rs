@@ -207,6 +207,45 @@ pub struct OperatorMetrics {
     /// For a hash join that made runtime filters: what each held, and the
     /// rows it tested and passed.
     pub runtime_filters: OnceLock<String>,
+    /// What the operator wrote to disk when it did not fit the memory
+    /// limit (all zero when it did).
+    pub spill: SpillMetrics,
+}
+
+/// What an operator spilled (EXPLAIN ANALYZE).
+#[derive(Debug, Default)]
+pub struct SpillMetrics {
+    /// Spill files written.
+    pub files: AtomicU64,
+    /// Bytes written to them.
+    pub bytes: AtomicU64,
+    /// Partitions written to disk (a hash join's and their splits).
+    pub partitions: AtomicU64,
+    /// The deepest recursion level reached (1: the partitions of the first
+    /// split were joined as they were).
+    pub depth: AtomicU64,
+    /// Partitions joined in blocks, as they could not be split further.
+    pub blocks: AtomicU64,
+}
+
+impl SpillMetrics {
+    /// Whether anything was spilled.
+    pub fn spilled(&self) -> bool {
+        self.files.load(Ordering::Relaxed) > 0
+    }
+
+    /// `spilled: files=.. bytes=.. partitions=.. depth=.. blocks=..`.
+    pub fn text(&self) -> String {
+        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        format!(
+            "spilled: files={} bytes={} partitions={} depth={} block_joins={}",
+            l(&self.files),
+            l(&self.bytes),
+            l(&self.partitions),
+            l(&self.depth),
+            l(&self.blocks)
+        )
+    }
 }
 
 impl OperatorMetrics {
@@ -240,6 +279,9 @@ pub struct PhysicalPlan {
     /// shared with its join kernels): the data a query reads from files is
     /// charged to it too.
     pub budget: MemoryBudget,
+    /// Where and how much the query may spill (set on the root by
+    /// [`lower`](crate::exec::lower) from the config).
+    pub spill: crate::exec::spill::SpillSettings,
     /// The runtime join filters the node makes (a hash join) or tests on
     /// its output (module `runtime_filter`).
     pub runtime_filters: RuntimeFilters,
@@ -253,6 +295,7 @@ impl PhysicalPlan {
             schema,
             metrics: Arc::default(),
             budget: MemoryBudget::unlimited(),
+            spill: Default::default(),
             runtime_filters: RuntimeFilters::default(),
         }
     }
@@ -448,6 +491,9 @@ impl PhysicalPlan {
             }
             if let Operator::Lookup { join, .. } = &self.operator {
                 let _ = write!(out, " {}", join.metrics);
+            }
+            if m.spill.spilled() {
+                let _ = write!(out, " {}", m.spill.text());
             }
             out.push_str(&self.runtime_filter_figures());
         }

@@ -36,6 +36,7 @@ use crate::exec::runtime_filter::Slots;
 use crate::exec::set_op::run_set_operation;
 use crate::exec::shared::SharedRows;
 use crate::exec::source::{ScanReport, ScanRequest, Tables};
+use crate::exec::spill::SpillSpace;
 use crate::exec::{ExecError, Result};
 use crate::expr::{PhysicalExpr, ScanFilter};
 use tenon_kernels::{HeldBuffers, MemoryBudget, MemoryReservation};
@@ -65,6 +66,7 @@ pub fn execute(
         budget: &plan.budget,
         filters: Slots::for_plan(plan),
         shared: SharedRows::for_plan(plan),
+        spill: SpillSpace::new(&plan.spill),
     };
     pool.install(|| {
         run.compute_shared(plan)?;
@@ -107,6 +109,9 @@ pub(super) struct Run<'a> {
     /// The rows of the plan's shared subplans, computed before the rest
     /// (module `shared`).
     pub(super) shared: SharedRows,
+    /// The run's spill directory (made on first use, removed when the run
+    /// is dropped: on success, error, panic or cancellation).
+    pub(super) spill: std::sync::Arc<SpillSpace>,
 }
 
 /// The batches a pipeline breaker collected, and their charge to the
@@ -116,7 +121,23 @@ pub(super) struct Held {
     _charge: MemoryReservation,
 }
 
+impl Held {
+    /// `batches`, held with `charge`.
+    pub(super) fn new(batches: Vec<RecordBatch>, charge: MemoryReservation) -> Self {
+        Held {
+            batches,
+            _charge: charge,
+        }
+    }
+}
+
 impl Run<'_> {
+    /// Whether the query runs under a memory limit (then operators that can
+    /// spill do, rather than fail).
+    pub(super) fn limited(&self) -> bool {
+        self.budget.limit() != usize::MAX
+    }
+
     /// Every output batch of `plan`, each charged to the budget as it
     /// arrives (`what` names the holder in a memory-limit error).
     pub(super) fn collect(&self, plan: &PhysicalPlan, what: &'static str) -> Result<Held> {

@@ -93,6 +93,10 @@ pub fn lower(
     let lowered = select(lowered, &all, root.schema())?;
     let mut plan = lowered.plan;
     plan.budget = lowering.budget;
+    plan.spill = crate::exec::spill::SpillSettings {
+        dir: config.spill_dir.clone(),
+        limit: config.spill_limit,
+    };
     if config.runtime_filters {
         crate::exec::runtime_filter::plan(&mut plan, tables);
     }
@@ -220,7 +224,9 @@ impl Lowering<'_> {
                 aggregate.remap_columns(&|i| pos[i]);
                 let mut out =
                     aggregated(child, aggregate, (0..agg.schema.fields().len()).collect());
-                if self.config.fused_aggregate {
+                // Under a memory limit the join stays a join, which can
+                // spill; the fused form holds its build side whole.
+                if self.config.fused_aggregate && self.config.memory_limit.is_none() {
                     out.plan = crate::exec::join_aggregate::fuse(out.plan);
                 }
                 out.plan = self.shared.first_place(plan, out.plan);

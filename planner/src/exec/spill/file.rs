@@ -1,0 +1,296 @@
+//! A query's spill directory and its files (see the module `spill` docs).
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use arrow_array::RecordBatch;
+use arrow_ipc::CompressionType;
+use arrow_ipc::reader::StreamReader;
+use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
+use arrow_schema::SchemaRef;
+
+use crate::exec::plan::OperatorMetrics;
+use crate::exec::{ExecError, Result};
+use tenon_kernels::batch_bytes;
+
+/// Where a query spills and how much it may: `spill_dir` and `spill_limit`
+/// of the [`Config`](crate::Config).
+#[derive(Debug, Clone, Default)]
+pub struct SpillSettings {
+    /// The directory the query's own spill directory is made in; `None`:
+    /// the system's temporary directory.
+    pub dir: Option<PathBuf>,
+    /// The most bytes of spill files on disk at once; `None`: no limit.
+    pub limit: Option<u64>,
+}
+
+/// Spill directories made by this process so far (for unique names).
+static DIRECTORIES: AtomicU64 = AtomicU64::new(0);
+
+/// One query run's spill directory: made on first use, removed (with its
+/// files) on drop.
+#[derive(Debug)]
+pub(crate) struct SpillSpace {
+    parent: PathBuf,
+    limit: Option<u64>,
+    dir: OnceLock<std::result::Result<PathBuf, String>>,
+    files: AtomicU64,
+    /// Bytes of spill files on disk now.
+    on_disk: AtomicU64,
+    /// Bytes written in all (what EXPLAIN ANALYZE and errors report).
+    written: AtomicU64,
+}
+
+impl SpillSpace {
+    /// The space of a run with `settings`; nothing is made yet.
+    pub(crate) fn new(settings: &SpillSettings) -> Arc<Self> {
+        Arc::new(SpillSpace {
+            parent: settings.dir.clone().unwrap_or_else(std::env::temp_dir),
+            limit: settings.limit,
+            dir: OnceLock::new(),
+            files: AtomicU64::new(0),
+            on_disk: AtomicU64::new(0),
+            written: AtomicU64::new(0),
+        })
+    }
+
+    /// Bytes of spill files written by this run so far.
+    pub(crate) fn written(&self) -> u64 {
+        self.written.load(Ordering::Relaxed)
+    }
+
+    /// The error of a failed spill: `message`, with the directory and the
+    /// bytes written so far.
+    pub(super) fn error(&self, message: impl Into<String>) -> ExecError {
+        let dir = match self.dir.get() {
+            Some(Ok(d)) => d.display().to_string(),
+            _ => self.parent.display().to_string(),
+        };
+        ExecError::Spill {
+            dir,
+            written: self.written(),
+            message: message.into(),
+        }
+    }
+
+    /// The directory, made now if this is the first spill of the run.
+    fn dir(&self) -> Result<&Path> {
+        let made = self.dir.get_or_init(|| {
+            let n = DIRECTORIES.fetch_add(1, Ordering::Relaxed);
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let dir = self.parent.join(format!(
+                "tenon-spill-{}-{n}-{nanos:08x}",
+                std::process::id()
+            ));
+            std::fs::create_dir(&dir)
+                .map(|()| dir)
+                .map_err(|e| format!("cannot make a spill directory there: {e}"))
+        });
+        match made {
+            Ok(d) => Ok(d),
+            Err(e) => Err(self.error(e.clone())),
+        }
+    }
+
+    /// A new, empty spill file for batches of `schema`.
+    /// Its files and bytes are counted in `metrics` (the operator's).
+    pub(in crate::exec) fn writer(
+        self: &Arc<Self>,
+        schema: &SchemaRef,
+        metrics: &Arc<OperatorMetrics>,
+    ) -> Result<SpillWriter> {
+        let dir = self.dir()?;
+        let n = self.files.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!("{n}.arrows"));
+        let file = File::create(&path)
+            .map_err(|e| self.error(format!("cannot create {}: {e}", path.display())))?;
+        metrics.spill.files.fetch_add(1, Ordering::Relaxed);
+        let out = Counted {
+            inner: BufWriter::with_capacity(1 << 16, file),
+            space: Arc::clone(self),
+            metrics: Arc::clone(metrics),
+            bytes: 0,
+        };
+        let options = IpcWriteOptions::default()
+            .try_with_compression(Some(CompressionType::LZ4_FRAME))
+            .map_err(|e| self.error(format!("LZ4 compression is not available: {e}")))?;
+        let writer = StreamWriter::try_new_with_options(out, schema, options)
+            .map_err(|e| self.error(format!("writing {}: {e}", path.display())))?;
+        Ok(SpillWriter {
+            writer,
+            file: SpillFile {
+                space: Arc::clone(self),
+                path,
+                schema: Arc::clone(schema),
+                rows: 0,
+                bytes: 0,
+                disk: 0,
+            },
+        })
+    }
+}
+
+impl Drop for SpillSpace {
+    fn drop(&mut self) {
+        if let Some(Ok(dir)) = self.dir.get() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// The file under a [`SpillWriter`]: counts its bytes against the spill
+/// limit as they are written.
+struct Counted {
+    inner: BufWriter<File>,
+    space: Arc<SpillSpace>,
+    metrics: Arc<OperatorMetrics>,
+    bytes: u64,
+}
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = buf.len() as u64;
+        let on_disk = self.space.on_disk.fetch_add(n, Ordering::Relaxed) + n;
+        if let Some(limit) = self.space.limit
+            && on_disk > limit
+        {
+            self.space.on_disk.fetch_sub(n, Ordering::Relaxed);
+            return Err(std::io::Error::other(format!(
+                "the query's spill files would exceed spill_limit ({limit} bytes)"
+            )));
+        }
+        match self.inner.write(buf) {
+            Ok(w) => {
+                let unwritten = n - w as u64;
+                self.space.on_disk.fetch_sub(unwritten, Ordering::Relaxed);
+                self.space.written.fetch_add(w as u64, Ordering::Relaxed);
+                self.metrics
+                    .spill
+                    .bytes
+                    .fetch_add(w as u64, Ordering::Relaxed);
+                self.bytes += w as u64;
+                Ok(w)
+            }
+            Err(e) => {
+                self.space.on_disk.fetch_sub(n, Ordering::Relaxed);
+                Err(e)
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A spill file being written.
+pub(in crate::exec) struct SpillWriter {
+    writer: StreamWriter<Counted>,
+    file: SpillFile,
+}
+
+impl SpillWriter {
+    /// Appends `batch` (nothing for an empty one).
+    pub(in crate::exec) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.writer.write(batch).map_err(|e| {
+            self.file
+                .space
+                .error(format!("writing {}: {e}", self.file.path.display()))
+        })?;
+        self.file.rows += batch.num_rows();
+        self.file.bytes += batch_bytes(batch);
+        self.file.disk = self.writer.get_ref().bytes;
+        Ok(())
+    }
+
+    /// Ends the stream and flushes it to disk.
+    pub(in crate::exec) fn finish(mut self) -> Result<SpillFile> {
+        let path = self.file.path.display().to_string();
+        self.writer
+            .finish()
+            .and_then(|()| self.writer.flush())
+            .map_err(|e| self.file.space.error(format!("writing {path}: {e}")))?;
+        self.file.disk = self.writer.get_ref().bytes;
+        // The writer is done; the file (and its deletion on drop) lives on.
+        let empty = SpillFile {
+            space: Arc::clone(&self.file.space),
+            path: PathBuf::new(),
+            schema: Arc::clone(&self.file.schema),
+            rows: 0,
+            bytes: 0,
+            disk: 0,
+        };
+        Ok(std::mem::replace(&mut self.file, empty))
+    }
+}
+
+/// A finished spill file; deleted (and its bytes given back to the spill
+/// limit) when dropped.
+#[derive(Debug)]
+pub(in crate::exec) struct SpillFile {
+    space: Arc<SpillSpace>,
+    path: PathBuf,
+    schema: SchemaRef,
+    rows: usize,
+    /// Bytes its batches take in memory ([`batch_bytes`]).
+    bytes: usize,
+    /// Bytes on disk.
+    disk: u64,
+}
+
+impl SpillFile {
+    /// Rows in the file.
+    pub(in crate::exec) fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Bytes its batches take in memory once read back.
+    pub(in crate::exec) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The schema of its batches.
+    pub(in crate::exec) fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Its batches, in the order they were written.
+    pub(in crate::exec) fn read(&self) -> Result<impl Iterator<Item = Result<RecordBatch>> + '_> {
+        let file = File::open(&self.path).map_err(|e| {
+            self.space
+                .error(format!("reading back {}: {e}", self.path.display()))
+        })?;
+        let reader =
+            StreamReader::try_new(BufReader::with_capacity(1 << 16, file), None).map_err(|e| {
+                self.space
+                    .error(format!("reading back {}: {e}", self.path.display()))
+            })?;
+        Ok(reader.map(move |b| {
+            b.map_err(|e| {
+                self.space
+                    .error(format!("reading back {}: {e}", self.path.display()))
+            })
+        }))
+    }
+}
+
+impl Drop for SpillFile {
+    fn drop(&mut self) {
+        if self.path.as_os_str().is_empty() {
+            return;
+        }
+        let _ = std::fs::remove_file(&self.path);
+        self.space.on_disk.fetch_sub(
+            self.disk.min(self.space.on_disk.load(Ordering::Relaxed)),
+            Ordering::Relaxed,
+        );
+    }
+}

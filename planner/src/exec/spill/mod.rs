@@ -1,0 +1,33 @@
+//! Spilling to disk: what an operator that does not fit the query's
+//! `memory_limit` writes out and reads back.
+//!
+//! * [`SpillSpace`] (module `file`) is a query's directory of spill files:
+//!   made under `spill_dir` (default: the system's temporary directory)
+//!   the first time anything spills, and removed with everything in it
+//!   when the query's run ends, whether it succeeded, failed, panicked in
+//!   a worker or was cancelled by a dropped result stream (its `Drop`).
+//!   It counts the bytes on disk against `spill_limit`.
+//! * A [`SpillWriter`] writes batches as an Arrow IPC stream with LZ4
+//!   frames (compressing fast enough not to slow the write; the data is
+//!   read back once or twice); a finished [`SpillFile`] reads them back
+//!   and deletes itself when dropped.
+//! * Module `partition` splits batches by a hash of their join keys, the
+//!   same hash on both sides and a different one at each recursion level.
+//! * Module `hash_join` is the hybrid (grace) hash join: the build side
+//!   collected whole while it fits, else partitioned, with the partitions
+//!   that do not fit written out (and the probe rows that hash to them);
+//!   each spilled partition joined on its own, split again when it still
+//!   does not fit, and joined in blocks (module `block`) when it cannot be
+//!   split (one key with more rows than the memory holds).
+//!
+//! Errors of the disk (full, the spill limit, a directory that cannot be
+//! made or written) are [`ExecError::Spill`](crate::exec::ExecError::Spill):
+//! they name the directory and the bytes written so far.
+
+mod block;
+mod file;
+pub(super) mod hash_join;
+mod partition;
+
+pub use file::SpillSettings;
+pub(crate) use file::SpillSpace;
