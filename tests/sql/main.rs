@@ -38,6 +38,7 @@ mod runtime_filters;
 mod session_api;
 mod set_ops;
 mod shared_subplans;
+mod spill;
 mod time_asof;
 mod time_ddl;
 mod time_temporal;

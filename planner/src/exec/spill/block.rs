@@ -31,14 +31,14 @@ const ROW: &str = "__tenon_spill_row";
 
 /// What a join type outputs of one side's rows on their own.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Keep {
+pub(super) enum Keep {
     /// The rows without a match; NULL-extended (outer) or alone (anti).
     Unmatched { null_extend: bool },
     /// The rows with a match, each once (semi).
     Matched,
 }
 
-fn side_keep(join_type: JoinType, side: JoinSide) -> Option<Keep> {
+pub(super) fn side_keep(join_type: JoinType, side: JoinSide) -> Option<Keep> {
     use JoinType::*;
     match (side, join_type) {
         (JoinSide::Left, Left | Full) | (JoinSide::Right, Right | Full) => {
@@ -275,7 +275,7 @@ fn pair_output(join: &SpillJoin<'_>, b: &RecordBatch, n_left: usize) -> Result<R
 
 /// The rows of `batch` (one side's, unnumbered) that `keep` selects by
 /// `matched`, as the join outputs them.
-fn emit_side(
+pub(super) fn emit_side(
     join: &SpillJoin<'_>,
     side: JoinSide,
     keep: Keep,

@@ -94,9 +94,14 @@ pub(in crate::exec) struct Parted {
     null_keys: usize,
     /// Build rows in all.
     rows: usize,
-    /// NOT IN with the left side built: its NULL-key rows, set aside.
+    /// Build rows with a NULL key, which never match: set aside when the
+    /// join outputs them (an outer or anti join of the build side, NOT IN
+    /// built on the left), else dropped.
     set_aside: Option<SpillWriter>,
+    /// Whether NULL-key rows are taken out of the partitions.
     divert_nulls: bool,
+    /// Whether the diverted rows are kept (set aside) or dropped.
+    keep_nulls: bool,
 }
 
 /// The collection in progress.
@@ -128,6 +133,19 @@ impl SpillJoin<'_> {
 
     fn not_in(&self) -> bool {
         self.hash.join_type() == JoinType::LeftAntiNullAware
+    }
+
+    /// Whether `side`'s rows with a NULL key are taken out before
+    /// partitioning: they never match (unless NULL equals NULL), so
+    /// joining them is wasted work, and they would all fall in one
+    /// partition that no split makes smaller. NOT IN takes out those of
+    /// its left side (its NULL rules are settled outside the partitions).
+    fn diverts_nulls(&self, side: JoinSide) -> bool {
+        if self.not_in() {
+            side == JoinSide::Left
+        } else {
+            !self.hash.is_null_equal()
+        }
     }
 
     /// The key columns of `side`.
@@ -191,8 +209,8 @@ impl Parted {
         Ok(())
     }
 
-    /// NOT IN built on the left: the rows of `batch` with a NULL key
-    /// written aside; the others returned.
+    /// The rows of `batch` with a NULL key set aside (or dropped, see
+    /// [`Parted::set_aside`]); the others returned.
     fn set_nulls_aside(
         &mut self,
         run: &Run<'_>,
@@ -200,7 +218,7 @@ impl Parted {
         batch: RecordBatch,
     ) -> Result<RecordBatch> {
         let (nulls, rest) = null_key_rows(&batch, &self.splitter.keys)?;
-        if let Some(nulls) = nulls {
+        if let Some(nulls) = nulls.filter(|_| self.keep_nulls) {
             if self.set_aside.is_none() {
                 self.set_aside = Some(run.spill.writer(&self.schema, metrics)?);
             }
@@ -333,7 +351,12 @@ impl Run<'_> {
                     null_keys: 0,
                     rows: 0,
                     set_aside: None,
-                    divert_nulls: join.not_in() && side == JoinSide::Left,
+                    divert_nulls: join.diverts_nulls(side),
+                    keep_nulls: join.not_in()
+                        || matches!(
+                            block::side_keep(join.hash.join_type(), side),
+                            Some(block::Keep::Unmatched { .. })
+                        ),
                 });
                 for h in held_batches {
                     parted.add(self, metrics, h)?;
@@ -407,6 +430,11 @@ impl Run<'_> {
             }
         }
         let set_aside = set_aside.map(SpillWriter::finish).transpose()?;
+        let (set_aside, set_aside_rows) = if not_in {
+            (set_aside, None)
+        } else {
+            (None, set_aside)
+        };
         // The kernel charges its own copy and table from what is given back.
         charge.shrink(charge.size().saturating_sub(memory_bytes));
         let probe_side = other(side);
@@ -419,15 +447,30 @@ impl Run<'_> {
                     .transpose()
             })
             .collect::<Result<_>>()?;
-        // NOT IN built on the right: the left (probe) rows with a NULL key
-        // are kept only when the right side is empty, which it is not here.
-        let drop_probe_nulls = not_in && side == JoinSide::Right;
+        // NULL-key probe rows never match: settled here, output at once
+        // when the join outputs them unmatched, else dropped (NOT IN built
+        // on the right drops them: the right side is not empty).
+        let settle_probe_nulls = join.diverts_nulls(probe_side);
+        let probe_keep = block::side_keep(join.hash.join_type(), probe_side)
+            .filter(|k| !not_in && matches!(k, block::Keep::Unmatched { .. }));
         let probe_nulls = AtomicU64::new(0);
         let probe_rows = AtomicU64::new(0);
         let splitter = join.splitter(probe_side, 0);
         let route = |b: RecordBatch, push: &dyn Fn(RecordBatch) -> Result<()>| -> Result<()> {
-            let b = if drop_probe_nulls {
-                null_key_rows(&b, &splitter.keys)?.1
+            let b = if settle_probe_nulls {
+                let (nulls, rest) = null_key_rows(&b, &splitter.keys)?;
+                if let (Some(nulls), Some(keep)) = (nulls, probe_keep) {
+                    probe_rows.fetch_add(nulls.num_rows() as u64, Ordering::Relaxed);
+                    block::emit_side(
+                        join,
+                        probe_side,
+                        keep,
+                        &nulls,
+                        &vec![false; nulls.num_rows()],
+                        out,
+                    )?;
+                }
+                rest
             } else {
                 b
             };
@@ -495,9 +538,19 @@ impl Run<'_> {
         if let Some(nulls) = set_aside
             && probe_rows.load(Ordering::Relaxed) == 0
             && !emptied.load(Ordering::Relaxed)
+            && not_in
         {
             for b in nulls.read()? {
                 out(project_side(join, JoinSide::Left, &b?)?)?;
+            }
+        }
+        // The build side's NULL-key rows, unmatched.
+        if let Some(nulls) = set_aside_rows
+            && let Some(keep) = block::side_keep(join.hash.join_type(), side)
+        {
+            for b in nulls.read()? {
+                let b = b?;
+                block::emit_side(join, side, keep, &b, &vec![false; b.num_rows()], out)?;
             }
         }
         Ok(())
