@@ -627,15 +627,29 @@ fn bad_set_is_a_usage_error() {
 
 #[test]
 fn memory_limit_failure_exits_3() {
+    // (a sort-merge join holds both inputs whole)
     let err = fails(
         &[
             "--set",
             "memory_limit=1KB",
-            "SELECT /*+ SHUFFLE_HASH(orders) */ count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey",
+            "SELECT /*+ SHUFFLE_MERGE(orders) */ count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey",
         ],
         3,
     );
     assert!(err.to_lowercase().contains("memory"), "{err}");
+    // below the least limit anything can run in: a setting error
+    let err = fails(&["--set", "memory_limit=1000", "SELECT 1"], 2);
+    assert!(err.contains("at least 1024 bytes"), "{err}");
+}
+
+#[test]
+fn a_hash_join_over_the_memory_limit_spills_and_finishes() {
+    let sql = "SELECT /*+ SHUFFLE_HASH(orders) */ count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey";
+    let out = tenon(&["--format", "csv", "--set", "memory_limit=1KB", sql]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let unlimited = tenon(&["--format", "csv", sql]);
+    assert_eq!(stdout(&out), stdout(&unlimited));
+    assert_eq!(stdout(&out), "count(*)\n60175\n");
 }
 
 #[test]

@@ -373,10 +373,10 @@ fn execution_and_resource_errors_keep_their_source() {
     assert_eq!(e.to_string(), format!("query failed: {}", exec_source(&e)));
 
     let mut s = session(1, 8192);
-    s.set_memory_limit(Some(64)).expect("sets");
+    s.set_memory_limit(Some(1024)).expect("sets");
     let e = query_err(
         &s,
-        "SELECT /*+ SHUFFLE_HASH(b) */ * FROM a JOIN b ON a.k = b.k",
+        "SELECT /*+ SHUFFLE_MERGE(b) */ * FROM a JOIN b ON a.k = b.k",
     );
     assert!(matches!(e, Error::Resource(_)), "{e:?}");
     assert!(
