@@ -222,3 +222,136 @@ fn one_key_joins_in_blocks() {
     assert_eq!(row_strings(&out.batches), unlimited);
     assert!(left_in(&dir).is_empty(), "{:?}", left_in(&dir));
 }
+
+/// A join of 20,000 rows a side that spills under 64KB.
+const SPILLING: &str = "SELECT /*+ BROADCAST(b) */ p.k, b.s FROM p JOIN b ON p.k = b.k";
+
+/// Waits up to 20 s for `dir` to be empty (a dropped stream's query
+/// ends on its own thread).
+fn empties(dir: &std::path::Path) -> bool {
+    for _ in 0..200 {
+        if left_in(dir).is_empty() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}
+
+#[test]
+fn a_spill_dir_that_cannot_be_used_is_a_clear_error() {
+    let dir = temp_dir("spill-missing");
+    let missing = dir.join("not-there");
+    let s = limited(20_000, Keys::Uniform, "64KB", &missing);
+    let e = query_err(&s, SPILLING);
+    assert_eq!(e.exit_code(), 3, "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("spilling to disk failed"), "{msg}");
+    assert!(msg.contains(&missing.display().to_string()), "{msg}");
+    assert!(msg.contains("spill_dir"), "{msg}");
+    // a file where the directory should be
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let e = query_err(&limited(20_000, Keys::Uniform, "64KB", &file), SPILLING);
+    assert_eq!(e.exit_code(), 3, "{e}");
+    assert!(e.to_string().contains("a-file"), "{e}");
+}
+
+#[test]
+fn the_spill_limit_stops_a_query_and_its_files_go() {
+    let dir = temp_dir("spill-limit");
+    let mut s = limited(20_000, Keys::Uniform, "64KB", &dir);
+    s.set("spill_limit", "16KB").unwrap();
+    let e = query_err(&s, SPILLING);
+    assert_eq!(e.exit_code(), 3, "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("spill_limit (16384 bytes)"), "{msg}");
+    assert!(msg.contains("after writing"), "{msg}");
+    assert!(left_in(&dir).is_empty(), "{:?}", left_in(&dir));
+    // with room the same query runs
+    s.set("spill_limit", "unlimited").unwrap();
+    let mut unlimited = limited(20_000, Keys::Uniform, "64KB", &dir);
+    unlimited.set("memory_limit", "unlimited").unwrap();
+    assert_eq!(run(&s, SPILLING), run(&unlimited, SPILLING));
+}
+
+#[test]
+fn an_error_after_spilling_leaves_no_files() {
+    let dir = temp_dir("spill-error");
+    let s = limited(20_000, Keys::Uniform, "64KB", &dir);
+    let e = query_err(
+        &s,
+        "SELECT /*+ BROADCAST(b) */ p.k FROM p JOIN b ON p.k = b.k AND p.v / (b.v - b.v) > 0",
+    );
+    assert!(e.to_string().contains("zero"), "{e}");
+    assert!(left_in(&dir).is_empty(), "{:?}", left_in(&dir));
+}
+
+#[test]
+fn a_dropped_stream_leaves_no_files() {
+    let dir = temp_dir("spill-stream");
+    let s = limited(20_000, Keys::Uniform, "64KB", &dir);
+    let mut stream = s.sql(SPILLING).unwrap().stream().unwrap();
+    let first = stream.next().expect("a batch").expect("no error");
+    assert!(first.num_rows() > 0);
+    drop(stream);
+    assert!(empties(&dir), "{:?}", left_in(&dir));
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error() {
+    // A 64 KiB tmpfs as the spill directory: needs the right to mount
+    // (root in a container that allows it); otherwise the spill limit
+    // (above) stands in for a full disk.
+    let dir = temp_dir("spill-full-disk");
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&*dir)
+        .output();
+    match mounted {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => {
+            eprintln!(
+                "skipped: cannot mount a tmpfs: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            );
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: cannot run mount: {e}");
+            return;
+        }
+    }
+    let s = limited(20_000, Keys::Uniform, "64KB", &dir);
+    let e = query_err(&s, SPILLING);
+    let left = left_in(&dir);
+    let _ = std::process::Command::new("umount").arg(&*dir).status();
+    assert_eq!(e.exit_code(), 3, "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("No space left on device"), "{msg}");
+    assert!(msg.contains(&dir.display().to_string()), "{msg}");
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn the_cli_writes_no_output_file_when_spilling_fails() {
+    let dir = temp_dir("spill-cli");
+    let out = dir.join("result.csv");
+    let spill = dir.join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let o = crate::cli_query::tenon(&[
+        "--set",
+        "memory_limit=1KB",
+        "--set",
+        &format!("spill_dir={}", spill.display()),
+        "--set",
+        "spill_limit=4KB",
+        "--output",
+        out.to_str().unwrap(),
+        "SELECT /*+ SHUFFLE_HASH(orders) */ * FROM lineitem JOIN orders ON l_orderkey = o_orderkey",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", crate::cli_query::stderr(&o));
+    assert!(crate::cli_query::stderr(&o).contains("spill_limit"));
+    assert!(!out.exists());
+    assert!(left_in(&spill).is_empty(), "{:?}", left_in(&spill));
+}

@@ -114,8 +114,6 @@ enum Collecting {
         charge: MemoryReservation,
     },
     Parted(Box<Parted>),
-    /// Between the two, while the held batches are split.
-    Switching,
 }
 
 /// The pieces of a spilling hash join a run needs.
@@ -340,8 +338,10 @@ impl Run<'_> {
                 let held_batches = std::mem::take(batches);
                 // The held batches' charge goes: they are charged again as
                 // they are split.
-                *st = Collecting::Switching;
-                let mut parted = Box::new(Parted {
+                // (Partitioned at once: on an error, the batches other
+                // workers push go on to meet the same error, not a state
+                // half made.)
+                *st = Collecting::Parted(Box::new(Parted {
                     parts: (0..PARTITIONS).map(|_| Part::default()).collect(),
                     charge: self
                         .budget
@@ -357,18 +357,17 @@ impl Run<'_> {
                             block::side_keep(join.hash.join_type(), side),
                             Some(block::Keep::Unmatched { .. })
                         ),
-                });
-                for h in held_batches {
-                    parted.add(self, metrics, h)?;
+                }));
+                if let Collecting::Parted(parted) = &mut *st {
+                    for h in held_batches {
+                        parted.add(self, metrics, h)?;
+                    }
                 }
-                parted.add(self, metrics, b)?;
-                *st = Collecting::Parted(parted);
-                return Ok(());
             }
             match &mut *st {
                 Collecting::Parted(p) => p.add(self, metrics, b),
-                _ => Err(ExecError::Unsupported(
-                    "internal: a spilling build side stopped while partitioning".into(),
+                Collecting::Whole { .. } => Err(ExecError::Unsupported(
+                    "internal: a spilling build side did not partition".into(),
                 )),
             }
         })?;
@@ -384,9 +383,6 @@ impl Run<'_> {
                 Ok(Build::Whole(Held::new(batches, charge)))
             }
             Collecting::Parted(p) => Ok(Build::Parted(p)),
-            Collecting::Switching => Err(ExecError::Unsupported(
-                "internal: a spilling build side stopped while partitioning".into(),
-            )),
         }
     }
 
