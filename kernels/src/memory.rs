@@ -174,6 +174,14 @@ impl MemoryBudget {
         self.inner.peak.load(Ordering::Relaxed)
     }
 
+    /// Starts measuring the peak again from what is reserved now (a plan
+    /// run again measures each run's peak).
+    pub fn reset_peak(&self) {
+        self.inner
+            .peak
+            .store(self.inner.used.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
     /// Reserves `bytes` for `what`, or fails without reserving anything.
     ///
     /// # Errors

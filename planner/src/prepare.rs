@@ -300,6 +300,7 @@ impl PreparedQuery {
     /// A source's error ([`ScanSource::open`]).
     pub fn open(&self, batch_size: usize) -> exec::Result<Tables> {
         clear_metrics(&self.physical);
+        self.physical.budget.reset_peak();
         let mut tables = Tables::with_capacity(self.sources.len());
         let mut skipped: HashMap<&str, u64> = HashMap::new();
         for (key, source) in &self.sources {
@@ -365,7 +366,18 @@ fn note_skipped(plan: &PhysicalPlan, skipped: &HashMap<&str, u64>) {
 fn clear_metrics(plan: &PhysicalPlan) {
     use std::sync::atomic::Ordering::Relaxed;
     let m = &plan.metrics;
-    for counter in [&m.rows, &m.batches, &m.bytes, &m.nanos] {
+    let s = &m.spill;
+    for counter in [
+        &m.rows,
+        &m.batches,
+        &m.bytes,
+        &m.nanos,
+        &s.files,
+        &s.bytes,
+        &s.partitions,
+        &s.depth,
+        &s.blocks,
+    ] {
         counter.store(0, Relaxed);
     }
     for child in plan.children() {

@@ -68,7 +68,7 @@ pub(crate) struct QueryArgs {
     #[arg(long)]
     batch_size: Option<usize>,
     /// A setting KEY=VALUE (repeatable): broadcast_threshold, hint_mode,
-    /// disabled_strategies, memory_limit, threads, batch_size,
+    /// disabled_strategies, memory_limit, spill_dir, spill_limit, threads, batch_size,
     /// fused_aggregate, runtime_filters, shared_subplans,
     /// lookup.async.capacity, lookup.async.timeout, lookup.async.output-mode.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -81,9 +81,10 @@ pub(crate) struct QueryArgs {
     #[arg(long)]
     analyze: bool,
     /// After running, print `elapsed_ms=<float> rows=<int>
-    /// reads_files=<bool>` to stderr: reads_files=true when the time
-    /// includes reading --table files (use --memory-table to time the
-    /// query alone).
+    /// reads_files=<bool> peak_memory=<bytes> spilled_bytes=<bytes>` to
+    /// stderr: reads_files=true when the time includes reading --table
+    /// files (use --memory-table to time the query alone); peak_memory is
+    /// what memory_limit bounds.
     #[arg(long)]
     timing: bool,
     /// Run the query this many times (tables loaded once); --timing then
@@ -404,10 +405,12 @@ fn run_script(
 
 fn timing(out: &QueryOutput) {
     eprintln!(
-        "elapsed_ms={:.3} rows={} reads_files={}",
+        "elapsed_ms={:.3} rows={} reads_files={} peak_memory={} spilled_bytes={}",
         out.elapsed.as_secs_f64() * 1e3,
         out.num_rows(),
-        out.reads_files
+        out.reads_files,
+        out.peak_memory,
+        out.spilled_bytes
     );
 }
 

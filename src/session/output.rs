@@ -27,6 +27,11 @@ pub struct QueryOutput {
     /// table held in memory read for the first time), so that
     /// [`QueryOutput::elapsed`] includes reading them.
     pub reads_files: bool,
+    /// The most bytes the run held at once, as charged to its memory
+    /// budget (what `memory_limit` bounds).
+    pub peak_memory: u64,
+    /// Bytes of spill files the run wrote (0 when it fitted in memory).
+    pub spilled_bytes: u64,
 }
 
 impl QueryOutput {
@@ -43,6 +48,8 @@ impl QueryOutput {
             batches: Vec::new(),
             elapsed: Duration::ZERO,
             reads_files: false,
+            peak_memory: 0,
+            spilled_bytes: 0,
         }
     }
 }

@@ -145,6 +145,8 @@ impl Query {
                 batches,
                 elapsed: start.elapsed(),
                 reads_files,
+                peak_memory: prepared.physical.budget.peak() as u64,
+                spilled_bytes: prepared.physical.spilled_bytes(),
             })
         })
     }

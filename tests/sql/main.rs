@@ -39,6 +39,7 @@ mod session_api;
 mod set_ops;
 mod shared_subplans;
 mod spill;
+mod spill_sort;
 mod time_asof;
 mod time_ddl;
 mod time_temporal;

@@ -300,6 +300,17 @@ impl PhysicalPlan {
         }
     }
 
+    /// Bytes of spill files this node and the nodes below it wrote in the
+    /// last run.
+    pub fn spilled_bytes(&self) -> u64 {
+        self.metrics.spill.bytes.load(Ordering::Relaxed)
+            + self
+                .children()
+                .iter()
+                .map(|c| c.spilled_bytes())
+                .sum::<u64>()
+    }
+
     /// The node's inputs, to change them.
     pub(crate) fn children_mut(&mut self) -> Vec<&mut PhysicalPlan> {
         match &mut self.operator {

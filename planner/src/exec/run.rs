@@ -439,6 +439,10 @@ impl Run<'_> {
                     let result = top.finish()?;
                     metrics.add_time(start.elapsed());
                     result
+                } else if self.limited() {
+                    // Under a memory limit: sorted runs spilled when the
+                    // rows do not fit, merged in order (module `spill`).
+                    return self.external_sort(plan, input, sort, &out);
                 } else {
                     let held = self.collect(input, "the rows to sort (ORDER BY)")?;
                     let start = Instant::now();

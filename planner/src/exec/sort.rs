@@ -147,6 +147,11 @@ impl SortExec {
         })
     }
 
+    /// The number of sort keys.
+    pub fn key_count(&self) -> usize {
+        self.keys.len()
+    }
+
     /// The rows wanted (ORDER BY ... LIMIT n: a top-n), if limited.
     pub fn fetch(&self) -> Option<usize> {
         self.fetch
@@ -224,13 +229,17 @@ impl SortExec {
         gather(input, &order, batch_size)
     }
 
-    fn converter(&self) -> Result<RowConverter> {
+    pub(in crate::exec) fn converter(&self) -> Result<RowConverter> {
         RowConverter::new(self.fields.clone())
             .map_err(|e| ExecError::Unsupported(format!("ORDER BY {}: {e}", self.names.join(", "))))
     }
 
     /// The sort keys of `batch`, encoded.
-    fn encode(&self, converter: &RowConverter, batch: &RecordBatch) -> Result<Rows> {
+    pub(in crate::exec) fn encode(
+        &self,
+        converter: &RowConverter,
+        batch: &RecordBatch,
+    ) -> Result<Rows> {
         let columns = self
             .keys
             .iter()

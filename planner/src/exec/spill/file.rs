@@ -128,6 +128,7 @@ impl SpillSpace {
                 path,
                 schema: Arc::clone(schema),
                 rows: 0,
+                batches: 0,
                 bytes: 0,
                 disk: 0,
             },
@@ -206,6 +207,7 @@ impl SpillWriter {
                 .error(format!("writing {}: {e}", self.file.path.display()))
         })?;
         self.file.rows += batch.num_rows();
+        self.file.batches += 1;
         self.file.bytes += batch_bytes(batch);
         self.file.disk = self.writer.get_ref().bytes;
         Ok(())
@@ -225,6 +227,7 @@ impl SpillWriter {
             path: PathBuf::new(),
             schema: Arc::clone(&self.file.schema),
             rows: 0,
+            batches: 0,
             bytes: 0,
             disk: 0,
         };
@@ -240,6 +243,7 @@ pub(in crate::exec) struct SpillFile {
     path: PathBuf,
     schema: SchemaRef,
     rows: usize,
+    batches: usize,
     /// Bytes its batches take in memory ([`batch_bytes`]).
     bytes: usize,
     /// Bytes on disk.
@@ -250,6 +254,11 @@ impl SpillFile {
     /// Rows in the file.
     pub(in crate::exec) fn rows(&self) -> usize {
         self.rows
+    }
+
+    /// Batches in the file.
+    pub(in crate::exec) fn batches(&self) -> usize {
+        self.batches
     }
 
     /// Bytes its batches take in memory once read back.

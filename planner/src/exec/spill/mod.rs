@@ -20,6 +20,9 @@
 //!   does not fit, and joined in blocks (module `block`) when it cannot be
 //!   split (one key with more rows than the memory holds).
 //!
+//! * Module `sort` is the external merge sort of ORDER BY: sorted runs
+//!   written when the rows do not fit, merged a bounded number at a time.
+//!
 //! Errors of the disk (full, the spill limit, a directory that cannot be
 //! made or written) are [`ExecError::Spill`](crate::exec::ExecError::Spill):
 //! they name the directory and the bytes written so far.
@@ -28,6 +31,7 @@ mod block;
 mod file;
 pub(super) mod hash_join;
 mod partition;
+pub(super) mod sort;
 
 pub use file::SpillSettings;
 pub(crate) use file::SpillSpace;
