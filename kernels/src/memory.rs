@@ -212,6 +212,11 @@ impl MemoryReservation {
         self.bytes
     }
 
+    /// The budget it is held from.
+    pub fn budget(&self) -> &MemoryBudget {
+        &self.budget
+    }
+
     /// Reserves `bytes` more.
     ///
     /// # Errors
@@ -265,6 +270,19 @@ impl MemoryReservation {
         let bytes = bytes.min(self.bytes);
         self.budget.inner.used.fetch_sub(bytes, Ordering::Relaxed);
         self.bytes -= bytes;
+    }
+
+    /// Moves up to `bytes` of this reservation into a new one (the budget's
+    /// use does not change): a holder that hands part of its memory to
+    /// another gives its charge with it.
+    pub fn split(&mut self, bytes: usize) -> MemoryReservation {
+        let bytes = bytes.min(self.bytes);
+        self.bytes -= bytes;
+        MemoryReservation {
+            budget: self.budget.clone(),
+            what: self.what,
+            bytes,
+        }
     }
 
     /// Grows or shrinks this reservation to exactly `bytes`.

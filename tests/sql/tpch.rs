@@ -87,7 +87,7 @@ pub(super) fn parse_csv(text: &str) -> Rows {
 }
 
 /// The expected answer of query `q` (`"q01"`): column names and kinds, rows.
-fn expected(q: &str) -> (Vec<(String, Kind)>, Rows) {
+pub(super) fn expected(q: &str) -> (Vec<(String, Kind)>, Rows) {
     let path = tpch_dir().join("expected").join(format!("{q}.csv"));
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));

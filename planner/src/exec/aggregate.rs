@@ -39,6 +39,7 @@ mod lanes;
 mod min_max;
 mod packed_groups;
 mod spec;
+mod spill;
 mod word_groups;
 
 use std::fmt::Write as _;
@@ -381,7 +382,25 @@ impl HashAggregate {
             state: RandomState::new(),
             idle: Mutex::new(Vec::new()),
             charge: Mutex::new(budget.try_reserve("the GROUP BY hash table", 0)?),
+            spilling: None,
         })
+    }
+
+    /// As [`HashAggregate::sink`], for a query under a memory limit: the
+    /// rows whose groups do not fit `budget` are spilled to `space` (and
+    /// counted in `metrics`), and aggregated a partition at a time at the
+    /// end (module `spill`).
+    pub(crate) fn sink_spilling<'a>(
+        &'a self,
+        budget: &MemoryBudget,
+        space: std::sync::Arc<crate::exec::spill::SpillSpace>,
+        metrics: std::sync::Arc<crate::exec::OperatorMetrics>,
+    ) -> Result<AggregateSink<'a>> {
+        let mut sink = self.sink(budget)?;
+        if !self.groups.is_empty() {
+            sink.spilling = Some(spill::Spilling::new(space, metrics));
+        }
+        Ok(sink)
     }
 
     /// Bytes one group of `batch`'s rows costs at most, as charged: the
@@ -529,7 +548,7 @@ impl HashAggregate {
 
 /// Reused per-worker buffers of the sink phase.
 #[derive(Default)]
-struct Scratch {
+pub(super) struct Scratch {
     ids: Vec<u32>,
     kept_ids: Vec<u32>,
 }
@@ -542,6 +561,9 @@ pub struct AggregateSink<'a> {
     idle: Mutex<Vec<(Partial, Scratch)>>,
     /// The groups' charge to the query's memory budget.
     charge: Mutex<MemoryReservation>,
+    /// Under a memory limit: where rows that do not fit go (module
+    /// `spill`).
+    spilling: Option<spill::Spilling>,
 }
 
 impl std::fmt::Debug for AggregateSink<'_> {
@@ -558,11 +580,40 @@ impl AggregateSink<'_> {
     ///
     /// As [`HashAggregate::run`].
     pub fn push(&self, batch: &RecordBatch) -> Result<()> {
+        if let Some(to) = &self.spilling
+            && to.overflow.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return self
+                .agg
+                .spill_rows(batch, &self.state, 0, &mut lock(&to.files), to);
+        }
         let taken = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let (mut partial, mut scratch) = match taken {
             Some(p) => p,
             None => (self.agg.new_partial(&self.state)?, Scratch::default()),
         };
+        if let Some(to) = &self.spilling {
+            // Each group charged twice: the combine at the end copies it.
+            let rest = self.agg.sink_within(
+                &mut partial,
+                &mut scratch,
+                batch,
+                &self.charge,
+                2,
+                usize::MAX,
+            );
+            lock(&self.idle).push((partial, scratch));
+            let rest = rest?;
+            if !rest.is_empty() {
+                to.overflow
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                let mut files = lock(&to.files);
+                for r in rest {
+                    self.agg.spill_rows(&r, &self.state, 0, &mut files, to)?;
+                }
+            }
+            return Ok(());
+        }
         // Charged before the batch is interned: every row may be a new
         // group; what the rows of existing groups did not need is given
         // back after.
@@ -596,6 +647,27 @@ impl AggregateSink<'_> {
     /// they merge), and the output is a third: charged as the groups were,
     /// before they are built.
     pub fn finish(self, batch_size: usize) -> Result<Vec<RecordBatch>> {
+        let mut out = Vec::new();
+        self.finish_into(batch_size, &mut |b| {
+            out.push(b);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// As [`AggregateSink::finish`], passing the result batches to `out`
+    /// as they are made (an aggregation that spilled outputs a partition
+    /// at a time).
+    ///
+    /// # Errors
+    ///
+    /// As [`HashAggregate::run`], the errors of `out`, and those of the
+    /// spill files.
+    pub fn finish_into(
+        self,
+        batch_size: usize,
+        out: &mut dyn FnMut(RecordBatch) -> Result<()>,
+    ) -> Result<()> {
         let partials: Vec<Partial> = self
             .idle
             .into_inner()
@@ -604,10 +676,33 @@ impl AggregateSink<'_> {
             .map(|(p, _)| p)
             .collect();
         let mut charge = self.charge.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Some(to) = &self.spilling {
+            let files = std::mem::take(&mut *lock(&to.files))
+                .into_iter()
+                .map(|w| w.map(crate::exec::spill::SpillWriter::finish).transpose())
+                .collect::<Result<Vec<_>>>()?;
+            if files.iter().any(Option::is_some) {
+                let how = spill::Finishing {
+                    state: &self.state,
+                    to,
+                    batch_size: batch_size.max(1),
+                };
+                return self.agg.finish_spilled(partials, files, charge, &how, out);
+            }
+            // Nothing spilled: the groups were charged twice already.
+            return self
+                .agg
+                .finish(partials, &self.state, batch_size)?
+                .into_iter()
+                .try_for_each(out);
+        }
         let held = charge.size();
         let copies = if partials.len() > 1 { 2 } else { 1 };
         charge.grow(held.saturating_mul(copies))?;
-        self.agg.finish(partials, &self.state, batch_size)
+        self.agg
+            .finish(partials, &self.state, batch_size)?
+            .into_iter()
+            .try_for_each(out)
     }
 }
 

@@ -400,7 +400,16 @@ impl Run<'_> {
             Operator::JoinAggregate { .. } => self.join_aggregate(plan, sink),
             Operator::Aggregate { input, aggregate } => {
                 // Fused: the input pipeline's threads aggregate as they go.
-                let sink = aggregate.sink(self.budget)?;
+                // Under a memory limit the groups that do not fit spill.
+                let sink = if self.limited() {
+                    aggregate.sink_spilling(
+                        self.budget,
+                        std::sync::Arc::clone(&self.spill),
+                        std::sync::Arc::clone(&plan.metrics),
+                    )?
+                } else {
+                    aggregate.sink(self.budget)?
+                };
                 let into_sink = |b: RecordBatch| {
                     let start = Instant::now();
                     sink.push(&b)?;
@@ -421,9 +430,21 @@ impl Run<'_> {
                     _ => self.push(input, &into_sink)?,
                 }
                 let start = Instant::now();
-                let result = sink.finish(self.batch_size)?;
+                let mut batches = Vec::new();
+                let spilled = plan.metrics.spill.spilled();
+                let finished = sink.finish_into(self.batch_size, &mut |b| {
+                    if spilled {
+                        // A spilled aggregation's partitions go on as
+                        // they are finished.
+                        out(b)
+                    } else {
+                        batches.push(b);
+                        Ok(())
+                    }
+                });
                 metrics.add_time(start.elapsed());
-                result.into_iter().try_for_each(out)
+                finished?;
+                batches.into_iter().try_for_each(out)
             }
             Operator::Sort { input, sort } => {
                 let result = if let Some(k) = sort.fetch() {

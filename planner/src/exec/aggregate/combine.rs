@@ -58,13 +58,13 @@ impl Partial {
 
     /// The partial's groups as arrays, and which groups go to which of
     /// `partitions` partitions.
-    fn into_state(mut self, partitions: usize) -> Result<PartialState> {
+    fn into_state(mut self, partitions: usize, shift: u32) -> Result<PartialState> {
         let n = self.table.num_groups();
         let group_partition: Vec<u32> = self
             .table
             .partition_hashes()
             .into_iter()
-            .map(|h| partition_of(h, partitions) as u32)
+            .map(|h| partition_at(h, partitions, shift) as u32)
             .collect();
         let buckets = split_by_partition(group_partition.iter().copied(), partitions);
         let keys = self.table.take_keys()?;
@@ -133,12 +133,16 @@ enum AccState {
     Pairs(Vec<Vec<ArrayRef>>),
 }
 
-/// The partition of a group with partition hash `hash`, out of
-/// `partitions` (a power of two). Bits 40 and up: hashbrown takes its
-/// 7-bit tags from the top bits and its slots from the low bits, so the
-/// partition tables keep both well spread.
-fn partition_of(hash: u64, partitions: usize) -> usize {
-    ((hash >> 40) as usize) & (partitions - 1)
+/// The hash bits the combine's partitions are taken from: bits 40 and up.
+/// hashbrown takes its 7-bit tags from the top bits and its slots from
+/// the low bits, so the partition tables keep both well spread.
+pub(super) const COMBINE_SHIFT: u32 = 40;
+
+/// The partition of a group with partition hash `hash` out of
+/// `partitions` (a power of two), from the hash bits starting at `shift`
+/// (a spilled aggregate's levels each take other bits).
+pub(super) fn partition_at(hash: u64, partitions: usize, shift: u32) -> usize {
+    ((hash >> shift) as usize) & (partitions - 1)
 }
 
 /// Combines `partials` in `partitions` partitions (a power of two) and
@@ -155,10 +159,30 @@ pub(super) fn combine(
     pairs: bool,
     fresh: &(dyn Fn() -> Result<Partial> + Sync),
 ) -> Result<Vec<Finished>> {
+    regroup(partials, partitions, pairs, fresh, COMBINE_SHIFT)?
+        .into_par_iter()
+        .map(Partial::finish)
+        .collect()
+}
+
+/// As [`combine`], without finalizing: one partial per partition, the
+/// partitions taken from the hash bits starting at `shift` (see
+/// [`partition_at`]).
+///
+/// # Errors
+///
+/// As [`combine`].
+pub(super) fn regroup(
+    partials: Vec<Partial>,
+    partitions: usize,
+    pairs: bool,
+    fresh: &(dyn Fn() -> Result<Partial> + Sync),
+    shift: u32,
+) -> Result<Vec<Partial>> {
     debug_assert!(partitions.is_power_of_two());
     let states: Vec<PartialState> = partials
         .into_par_iter()
-        .map(|p| p.into_state(partitions))
+        .map(|p| p.into_state(partitions, shift))
         .collect::<Result<_>>()?;
     (0..partitions)
         .into_par_iter()
@@ -198,7 +222,7 @@ pub(super) fn combine(
                     }
                 }
             }
-            out.finish()
+            Ok(out)
         })
         .collect()
 }

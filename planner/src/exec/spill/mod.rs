@@ -35,3 +35,4 @@ pub(super) mod sort;
 
 pub use file::SpillSettings;
 pub(crate) use file::SpillSpace;
+pub(in crate::exec) use file::{SpillFile, SpillWriter};
