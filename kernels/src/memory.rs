@@ -112,6 +112,9 @@ fn allocator_can_provide(bytes: usize) -> bool {
 #[derive(Debug)]
 struct Budget {
     limit: usize,
+    /// Bytes kept free for what cannot spill (a pipeline's batches in
+    /// flight): [`MemoryReservation::grow_spillable`] stops short of them.
+    kept: usize,
     used: AtomicUsize,
     /// The most ever reserved at once.
     peak: AtomicUsize,
@@ -148,6 +151,30 @@ impl MemoryBudget {
         MemoryBudget {
             inner: Arc::new(Budget {
                 limit,
+                kept: 0,
+                used: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// A budget of `limit` bytes of which operators that can spill leave
+    /// `kept` bytes free (see [`MemoryReservation::grow_spillable`]).
+    ///
+    /// ```
+    /// use tenon_kernels::MemoryBudget;
+    ///
+    /// let budget = MemoryBudget::keeping(1000, 250);
+    /// let mut r = budget.try_reserve("a sort", 0).unwrap();
+    /// assert!(r.grow_spillable(800).is_err()); // it would eat the kept 250
+    /// r.grow_spillable(750).unwrap();
+    /// let _scan = budget.try_reserve("a scan's batch", 250).unwrap();
+    /// ```
+    pub fn keeping(limit: usize, kept: usize) -> Self {
+        MemoryBudget {
+            inner: Arc::new(Budget {
+                limit,
+                kept: kept.min(limit),
                 used: AtomicUsize::new(0),
                 peak: AtomicUsize::new(0),
             }),
@@ -223,6 +250,22 @@ impl MemoryReservation {
     ///
     /// [`KernelError::MemoryLimitExceeded`] when the budget cannot hold it.
     pub fn grow(&mut self, bytes: usize) -> Result<()> {
+        self.grow_within(bytes, self.budget.inner.limit)
+    }
+
+    /// Reserves `bytes` more for an operator that can spill instead: fails
+    /// when the budget would keep less than its kept share free (see
+    /// [`MemoryBudget::keeping`]), so that what cannot spill still fits.
+    ///
+    /// # Errors
+    ///
+    /// As [`MemoryReservation::grow`].
+    pub fn grow_spillable(&mut self, bytes: usize) -> Result<()> {
+        let b = &self.budget.inner;
+        self.grow_within(bytes, b.limit - b.kept)
+    }
+
+    fn grow_within(&mut self, bytes: usize, limit: usize) -> Result<()> {
         if bytes >= PROBE_BYTES && !allocator_can_provide(bytes) {
             return Err(KernelError::AllocationFailed {
                 what: self.what,
@@ -232,7 +275,7 @@ impl MemoryReservation {
         let b = &self.budget.inner;
         let mut used = b.used.load(Ordering::Relaxed);
         loop {
-            let new = used.checked_add(bytes).filter(|n| *n <= b.limit);
+            let new = used.checked_add(bytes).filter(|n| *n <= limit);
             let Some(new) = new else {
                 return Err(KernelError::MemoryLimitExceeded {
                     what: self.what,

@@ -93,7 +93,7 @@ impl HashAggregate {
             let bound = per_group.saturating_mul(rows);
             let fits = {
                 let mut c = lock(charge);
-                c.size().saturating_add(bound) <= cap && c.grow(bound).is_ok()
+                c.size().saturating_add(bound) <= cap && c.grow_spillable(bound).is_ok()
             };
             if fits {
                 let before = partial.table.num_groups();

@@ -63,6 +63,11 @@ fn bind(expr: &PhysicalExpr, pos: &[usize]) -> PhysicalExpr {
     expr.remap_columns(&|i| pos[i])
 }
 
+/// The most of a memory limit that operators able to spill leave free for
+/// the batches in flight through the pipelines (a quarter of the limit
+/// below 256 MiB).
+const KEPT_FOR_PIPELINES: usize = 64 << 20;
+
 /// Lowers the planned query to a physical plan.
 ///
 /// # Errors
@@ -81,7 +86,12 @@ pub fn lower(
         config,
         ctx,
         budget: match config.memory_limit {
-            Some(limit) => MemoryBudget::new(usize::try_from(limit).unwrap_or(usize::MAX)),
+            Some(limit) => {
+                let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+                // What spills leaves a share free for what cannot (the
+                // batches in flight through the pipelines).
+                MemoryBudget::keeping(limit, (limit / 4).min(KEPT_FOR_PIPELINES))
+            }
             None => MemoryBudget::unlimited(),
         },
         shared: SharedPlans::find(&plan.query.plan, config.shared_subplans),

@@ -142,7 +142,7 @@ pub(super) fn join_blocks(
                 },
             };
             if charge
-                .grow(expansion(batch_bytes(&b), b.num_rows()))
+                .grow_spillable(expansion(batch_bytes(&b), b.num_rows()))
                 .is_ok()
             {
                 block.push(b);
@@ -153,7 +153,7 @@ pub(super) fn join_blocks(
                 let mut n = b.num_rows() / 2;
                 loop {
                     let head = b.slice(0, n.max(1));
-                    match charge.grow(expansion(batch_bytes(&head), head.num_rows())) {
+                    match charge.grow_spillable(expansion(batch_bytes(&head), head.num_rows())) {
                         Ok(()) => break,
                         Err(e) if n <= 1 => return Err(e.into()),
                         Err(_) => n /= 2,

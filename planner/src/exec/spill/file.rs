@@ -201,6 +201,8 @@ impl SpillWriter {
         if batch.num_rows() == 0 {
             return Ok(());
         }
+        let compacted = compact_views(batch);
+        let batch = compacted.as_ref().unwrap_or(batch);
         self.writer.write(batch).map_err(|e| {
             self.file
                 .space
@@ -233,6 +235,54 @@ impl SpillWriter {
         };
         Ok(std::mem::replace(&mut self.file, empty))
     }
+}
+
+/// `batch` with its view columns (`Utf8View`, `BinaryView`) holding only
+/// the bytes their rows use, when one of them holds more than twice that:
+/// IPC writes every data buffer a view column references, and the rows of
+/// a join's output or a slice of a table reference buffers far larger than
+/// themselves. `None` when no column needs it.
+fn compact_views(batch: &RecordBatch) -> Option<RecordBatch> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::{Array, ArrayRef};
+    use arrow_schema::DataType;
+    let wasteful = |c: &ArrayRef| {
+        let (held, used): (usize, usize) = match c.data_type() {
+            DataType::Utf8View => {
+                let a = c.as_string_view();
+                (
+                    a.data_buffers().iter().map(|b| b.len()).sum(),
+                    a.views().iter().map(|v| (*v as u32) as usize).sum(),
+                )
+            }
+            DataType::BinaryView => {
+                let a = c.as_binary_view();
+                (
+                    a.data_buffers().iter().map(|b| b.len()).sum(),
+                    a.views().iter().map(|v| (*v as u32) as usize).sum(),
+                )
+            }
+            _ => return false,
+        };
+        held > 2 * used + 4096
+    };
+    if !batch.columns().iter().any(wasteful) {
+        return None;
+    }
+    let columns: Vec<ArrayRef> = batch
+        .columns()
+        .iter()
+        .map(|c| match c.data_type() {
+            DataType::Utf8View if wasteful(c) => {
+                std::sync::Arc::new(c.as_string_view().gc()) as ArrayRef
+            }
+            DataType::BinaryView if wasteful(c) => {
+                std::sync::Arc::new(c.as_binary_view().gc()) as ArrayRef
+            }
+            _ => c.clone(),
+        })
+        .collect();
+    RecordBatch::try_new(batch.schema(), columns).ok()
 }
 
 /// A finished spill file; deleted (and its bytes given back to the spill

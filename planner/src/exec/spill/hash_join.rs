@@ -239,7 +239,7 @@ impl Parted {
                 return w.write(&piece);
             }
             let (bytes, rows) = (batch_bytes(&piece), piece.num_rows());
-            if self.charge.grow(expansion(bytes, rows)).is_ok() {
+            if self.charge.grow_spillable(expansion(bytes, rows)).is_ok() {
                 let part = &mut self.parts[p];
                 part.bytes += bytes;
                 part.rows += rows;
@@ -329,7 +329,7 @@ impl Run<'_> {
             {
                 let new = held.add(&b);
                 let extra = expansion(batch_bytes(&b), b.num_rows()) - batch_bytes(&b);
-                if charge.grow(new + extra).is_ok() {
+                if charge.grow_spillable(new + extra).is_ok() {
                     *bytes += new;
                     batches.push(b);
                     return Ok(());
@@ -599,10 +599,10 @@ impl Run<'_> {
             return Ok(());
         }
         let need = expansion(build.bytes(), build.rows());
-        if let Ok(mut charge) = self
+        let mut charge = self
             .budget
-            .try_reserve("a spilled hash join partition", need)
-        {
+            .try_reserve("a spilled hash join partition", 0)?;
+        if charge.grow_spillable(need).is_ok() {
             let batches = build.read()?.collect::<Result<Vec<_>>>()?;
             let schema = build.schema().clone();
             drop(build);

@@ -82,7 +82,7 @@ impl Run<'_> {
             let st = &mut *st;
             let new = st.held.add(&b);
             let extra = sort_expansion(batch_bytes(&b), b.num_rows(), keys) - batch_bytes(&b);
-            if st.charge.grow(new + extra).is_ok() {
+            if st.charge.grow_spillable(new + extra).is_ok() {
                 st.batches.push(b);
                 return Ok(());
             }
@@ -98,7 +98,7 @@ impl Run<'_> {
             let new = st.held.add(&b);
             let extra = sort_expansion(batch_bytes(&b), b.num_rows(), keys) - batch_bytes(&b);
             // A batch that alone does not fit is sorted as a run of its own.
-            if st.charge.grow(new + extra).is_err() {
+            if st.charge.grow_spillable(new + extra).is_err() {
                 st.held = HeldBuffers::new();
                 return self.sorted_run(sort, vec![b], metrics, &mut st.runs);
             }
