@@ -273,6 +273,9 @@ fn timing_prints_elapsed_and_rows_on_stderr() {
         .expect("rows=");
     // the built-in tables are in memory: the time reads no files
     assert_eq!(parts.next(), Some("reads_files=false"), "{line}");
+    let peak = parts.next().and_then(|p| p.strip_prefix("peak_memory="));
+    assert!(peak.is_some_and(|p| p.parse::<u64>().is_ok()), "{line}");
+    assert_eq!(parts.next(), Some("spilled_bytes=0"), "{line}");
     assert!(parts.next().is_none(), "{line}");
     let ms: f64 = ms.parse().unwrap_or_else(|_| panic!("not a float: {line}"));
     assert!(ms >= 0.0);
@@ -764,9 +767,9 @@ fn analyze_and_timing_together_and_to_a_file() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(o.stdout.is_empty());
     assert!(
-        stderr(&o)
-            .lines()
-            .any(|l| l.starts_with("elapsed_ms=") && l.ends_with(" rows=1 reads_files=false")),
+        stderr(&o).lines().any(|l| l.starts_with("elapsed_ms=")
+            && l.contains(" rows=1 reads_files=false peak_memory=")
+            && l.ends_with(" spilled_bytes=0")),
         "{}",
         stderr(&o)
     );

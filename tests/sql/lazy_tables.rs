@@ -126,7 +126,7 @@ fn timing_did_not_say_whether_it_included_reading_files() {
         let err = stderr(&o);
         let line = err.lines().find(|l| l.starts_with("elapsed_ms=")).unwrap();
         assert!(
-            line.ends_with(&format!(" rows=1 reads_files={reads}")),
+            line.contains(&format!(" rows=1 reads_files={reads} peak_memory=")),
             "{option}: {line}"
         );
     }
