@@ -101,6 +101,6 @@ pub use kernel::{
     PairChunk, PairJoin, PairSink, PairWorker, ProbeFeed, Strategy, compact_views, join_schema,
 };
 pub use keys::{canonical_floats, hash_u64};
-pub use memory::{HeldBuffers, MemoryBudget, MemoryReservation, batch_bytes};
+pub use memory::{HeldBuffers, MemoryBudget, MemoryReservation, MemoryTracker, batch_bytes};
 pub use merge::SortMergeJoin;
 pub use nested::NestedLoopJoin;

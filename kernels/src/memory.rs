@@ -120,6 +120,47 @@ struct Budget {
     peak: AtomicUsize,
 }
 
+/// What one holder (an operator of a query) has reserved from a budget,
+/// now and at most: a budget [`tracked`](MemoryBudget::tracked) by it
+/// counts every reservation made through it here too (EXPLAIN ANALYZE's
+/// per-operator peak memory).
+#[derive(Debug, Default)]
+pub struct MemoryTracker {
+    used: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl MemoryTracker {
+    /// Nothing reserved yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Bytes reserved now.
+    pub fn used(&self) -> usize {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    /// The most bytes reserved at once.
+    pub fn peak(&self) -> usize {
+        self.peak.load(Ordering::Relaxed)
+    }
+
+    /// Starts measuring the peak again from what is reserved now.
+    pub fn reset_peak(&self) {
+        self.peak.store(self.used(), Ordering::Relaxed);
+    }
+
+    fn add(&self, bytes: usize) {
+        let now = self.used.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+    }
+
+    fn sub(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::Relaxed);
+    }
+}
+
 /// A byte budget; clones share the same counter.
 ///
 /// # Examples
@@ -137,6 +178,8 @@ struct Budget {
 #[derive(Debug, Clone)]
 pub struct MemoryBudget {
     inner: Arc<Budget>,
+    /// Who reserves through this handle, if counted apart.
+    tracker: Option<Arc<MemoryTracker>>,
 }
 
 impl Default for MemoryBudget {
@@ -155,6 +198,7 @@ impl MemoryBudget {
                 used: AtomicUsize::new(0),
                 peak: AtomicUsize::new(0),
             }),
+            tracker: None,
         }
     }
 
@@ -178,6 +222,27 @@ impl MemoryBudget {
                 used: AtomicUsize::new(0),
                 peak: AtomicUsize::new(0),
             }),
+            tracker: None,
+        }
+    }
+
+    /// The same budget, whose reservations `tracker` counts as well.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tenon_kernels::{MemoryBudget, MemoryTracker};
+    ///
+    /// let budget = MemoryBudget::new(1000);
+    /// let sort = Arc::new(MemoryTracker::new());
+    /// let r = budget.tracked(&sort).try_reserve("a sort", 300).unwrap();
+    /// let _other = budget.try_reserve("a scan", 200).unwrap();
+    /// drop(r);
+    /// assert_eq!((sort.used(), sort.peak(), budget.used()), (0, 300, 200));
+    /// ```
+    pub fn tracked(&self, tracker: &Arc<MemoryTracker>) -> MemoryBudget {
+        MemoryBudget {
+            inner: Arc::clone(&self.inner),
+            tracker: Some(Arc::clone(tracker)),
         }
     }
 
@@ -299,6 +364,9 @@ impl MemoryReservation {
                         });
                     }
                     b.peak.fetch_max(new, Ordering::Relaxed);
+                    if let Some(t) = &self.budget.tracker {
+                        t.add(bytes);
+                    }
                     break;
                 }
                 Err(now) => used = now,
@@ -312,6 +380,9 @@ impl MemoryReservation {
     pub fn shrink(&mut self, bytes: usize) {
         let bytes = bytes.min(self.bytes);
         self.budget.inner.used.fetch_sub(bytes, Ordering::Relaxed);
+        if let Some(t) = &self.budget.tracker {
+            t.sub(bytes);
+        }
         self.bytes -= bytes;
     }
 
@@ -360,6 +431,9 @@ impl Drop for MemoryReservation {
             .inner
             .used
             .fetch_sub(self.bytes, Ordering::Relaxed);
+        if let Some(t) = &self.budget.tracker {
+            t.sub(self.bytes);
+        }
     }
 }
 

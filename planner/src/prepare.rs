@@ -380,6 +380,7 @@ fn clear_metrics(plan: &PhysicalPlan) {
     ] {
         counter.store(0, Relaxed);
     }
+    m.memory.reset_peak();
     for child in plan.children() {
         clear_metrics(child);
     }

@@ -203,6 +203,14 @@ fn explain_analyze_shows_what_a_join_spilled() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no spill figures: {text}"));
     assert!(spilled_bytes > 0, "{text}");
+    // the join's own peak, within the limit
+    let peak: u64 = join
+        .split(" peak_memory=")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no peak_memory: {text}"));
+    assert!(peak > 0 && peak <= 64 << 10, "{text}");
     assert!(left_in(&dir).is_empty(), "{:?}", left_in(&dir));
 }
 

@@ -59,7 +59,7 @@ impl Run<'_> {
             // what one output batch is made from, at most: a 4-byte parent
             // and an 8-byte position a row, and per argument a stretch (24
             // bytes) a row when no two rows' values touch
-            let _charge = self.budget.try_reserve(
+            let _charge = self.budget_of(plan).try_reserve(
                 "an expansion's output batch",
                 size * (4 + 8 + 24 * values.len()),
             )?;

@@ -238,8 +238,8 @@ impl Run<'_> {
         match join.fed() {
             None => {
                 let (l, r) = rayon::join(
-                    || self.collect(left, "the join's collected left input"),
-                    || self.collect(right, "the join's collected right input"),
+                    || self.collect(plan, left, "the join's collected left input"),
+                    || self.collect(plan, right, "the join's collected right input"),
                 );
                 let (l, r) = (l?, r?);
                 let l = JoinInput::new(left.schema.clone(), l.batches);
@@ -251,7 +251,7 @@ impl Run<'_> {
                     JoinSide::Left => (left, right),
                     JoinSide::Right => (right, left),
                 };
-                let build_held = self.collect(build_plan, "the hash join's build side")?;
+                let build_held = self.collect(plan, build_plan, "the hash join's build side")?;
                 let build = JoinInput::new(build_plan.schema.clone(), build_held.batches);
                 let planned = Planned::of(decision);
                 let sides = |probe| match paired.build_side() {
@@ -260,7 +260,8 @@ impl Run<'_> {
                 };
                 let known = adapt::known_rows(probe_plan, self.tables);
                 if adapt::needs_probe_collected(planned, fed, build.num_rows(), known) {
-                    let held = self.collect(probe_plan, "the hash join's collected probe side")?;
+                    let held =
+                        self.collect(plan, probe_plan, "the hash join's collected probe side")?;
                     let probe = JoinInput::new(probe_plan.schema.clone(), held.batches);
                     let kernel = adapt::adapted_join(
                         planned,

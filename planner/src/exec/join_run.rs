@@ -40,6 +40,10 @@ impl Run<'_> {
         else {
             return Err(ExecError::Unsupported("internal: not a join".into()));
         };
+        // The kernel's tables and copies count as this join's memory.
+        let mut tracked = join.clone();
+        tracked.options_mut().memory = self.budget_of(plan);
+        let join = &tracked;
         let metrics = &plan.metrics;
         let recorded = |b: RecordBatch| {
             metrics.record(&b);
@@ -55,12 +59,12 @@ impl Run<'_> {
                     Operator::Join { decision, .. } if decision.time_join.is_some()
                 );
                 let (l, r) = rayon::join(
-                    || self.collect(left, "the join's collected left input"),
+                    || self.collect(plan, left, "the join's collected left input"),
                     || {
                         if ordered {
-                            self.collect_in_order(right, "the join's collected right input")
+                            self.collect_in_order(plan, right, "the join's collected right input")
                         } else {
-                            self.collect(right, "the join's collected right input")
+                            self.collect(plan, right, "the join's collected right input")
                         }
                     },
                 );
@@ -78,13 +82,18 @@ impl Run<'_> {
     /// that order (docs/time.md). The pipeline runs on a pool of one
     /// thread, where rayon's parallel loops (the scans' morsels, a file
     /// table's files and row groups) run their items in order.
-    fn collect_in_order(&self, plan: &PhysicalPlan, what: &'static str) -> Result<Held> {
+    fn collect_in_order(
+        &self,
+        owner: &PhysicalPlan,
+        plan: &PhysicalPlan,
+        what: &'static str,
+    ) -> Result<Held> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .thread_name(|_| "tenon-ordered".into())
             .build()
             .map_err(|e| ExecError::Unsupported(format!("starting a thread for {what}: {e}")))?;
-        pool.install(|| self.collect(plan, what))
+        pool.install(|| self.collect(owner, plan, what))
     }
 
     /// A join whose kernel takes its probe side batch by batch (see the
@@ -128,12 +137,12 @@ impl Run<'_> {
                     }
                 }
             }
-            None => self.collect(build_plan, WHAT)?,
+            None => self.collect(plan, build_plan, WHAT)?,
         };
         let build = JoinInput::new(build_plan.schema.clone(), build_held.batches);
         // The build side is complete: its runtime filters are made now,
         // before any operator of the probe side runs.
-        let made = self.filters.make(plan, &build, self.budget)?;
+        let made = self.filters.make(plan, &build, &self.budget_of(plan))?;
         // No build key at all: no probe row can match, and the probe side
         // adds nothing to the output (the join types with runtime filters).
         let skip_probe = adapt::skips_probe(
@@ -193,7 +202,7 @@ impl Run<'_> {
             let mut probe_held = if skip_probe {
                 None
             } else {
-                Some(self.collect(probe_plan, "the hash join's collected probe side")?)
+                Some(self.collect(plan, probe_plan, "the hash join's collected probe side")?)
             };
             let batches = probe_held
                 .as_mut()

@@ -210,6 +210,9 @@ pub struct OperatorMetrics {
     /// What the operator wrote to disk when it did not fit the memory
     /// limit (all zero when it did).
     pub spill: SpillMetrics,
+    /// The memory the operator reserved from the query's budget, now and
+    /// at most (its collected inputs, tables, groups, sort buffers).
+    pub memory: Arc<tenon_kernels::MemoryTracker>,
 }
 
 /// What an operator spilled (EXPLAIN ANALYZE).
@@ -502,6 +505,10 @@ impl PhysicalPlan {
             }
             if let Operator::Lookup { join, .. } = &self.operator {
                 let _ = write!(out, " {}", join.metrics);
+            }
+            let peak = m.memory.peak();
+            if peak > 0 {
+                let _ = write!(out, " peak_memory={peak}");
             }
             if m.spill.spilled() {
                 let _ = write!(out, " {}", m.spill.text());

@@ -138,12 +138,23 @@ impl Run<'_> {
         self.budget.limit() != usize::MAX
     }
 
-    /// Every output batch of `plan`, each charged to the budget as it
+    /// The query's budget as `plan` reserves from it: its reservations are
+    /// counted in its metrics too (EXPLAIN ANALYZE's `peak_memory`).
+    pub(super) fn budget_of(&self, plan: &PhysicalPlan) -> MemoryBudget {
+        self.budget.tracked(&plan.metrics.memory)
+    }
+
+    /// Every output batch of `plan` (for the operator `owner`), each charged to the budget as it
     /// arrives (`what` names the holder in a memory-limit error).
-    pub(super) fn collect(&self, plan: &PhysicalPlan, what: &'static str) -> Result<Held> {
+    pub(super) fn collect(
+        &self,
+        owner: &PhysicalPlan,
+        plan: &PhysicalPlan,
+        what: &'static str,
+    ) -> Result<Held> {
         let out = Mutex::new((
             Vec::new(),
-            self.budget.try_reserve(what, 0)?,
+            self.budget_of(owner).try_reserve(what, 0)?,
             HeldBuffers::new(),
         ));
         self.push(plan, &|b| {
@@ -401,14 +412,15 @@ impl Run<'_> {
             Operator::Aggregate { input, aggregate } => {
                 // Fused: the input pipeline's threads aggregate as they go.
                 // Under a memory limit the groups that do not fit spill.
+                let budget = self.budget_of(plan);
                 let sink = if self.limited() {
                     aggregate.sink_spilling(
-                        self.budget,
+                        &budget,
                         std::sync::Arc::clone(&self.spill),
                         std::sync::Arc::clone(&plan.metrics),
                     )?
                 } else {
-                    aggregate.sink(self.budget)?
+                    aggregate.sink(&budget)?
                 };
                 let into_sink = |b: RecordBatch| {
                     let start = Instant::now();
@@ -449,7 +461,8 @@ impl Run<'_> {
             Operator::Sort { input, sort } => {
                 let result = if let Some(k) = sort.fetch() {
                     // A top-N: fed as the input runs, holding about N rows.
-                    let top = TopN::new(sort, k, self.batch_size, self.budget)?;
+                    let budget = self.budget_of(plan);
+                    let top = TopN::new(sort, k, self.batch_size, &budget)?;
                     self.push(input, &|b: RecordBatch| {
                         let start = Instant::now();
                         top.push(b)?;
@@ -465,9 +478,10 @@ impl Run<'_> {
                     // rows do not fit, merged in order (module `spill`).
                     return self.external_sort(plan, input, sort, &out);
                 } else {
-                    let held = self.collect(input, "the rows to sort (ORDER BY)")?;
+                    let held = self.collect(plan, input, "the rows to sort (ORDER BY)")?;
                     let start = Instant::now();
-                    let result = sort.run_charged(&held.batches, self.batch_size, self.budget)?;
+                    let result =
+                        sort.run_charged(&held.batches, self.batch_size, &self.budget_of(plan))?;
                     drop(held);
                     metrics.add_time(start.elapsed());
                     result
@@ -499,13 +513,18 @@ impl Run<'_> {
             Operator::Shared { id, .. } => self.replay_shared(*id, &out),
             Operator::SetOperation { left, right, op } => {
                 let (l, r) = rayon::join(
-                    || self.collect(left, "the set operation's left input"),
-                    || self.collect(right, "the set operation's right input"),
+                    || self.collect(plan, left, "the set operation's left input"),
+                    || self.collect(plan, right, "the set operation's right input"),
                 );
                 let (l, r) = (l?, r?);
                 let start = Instant::now();
-                let result =
-                    run_set_operation(*op, &plan.schema, &l.batches, &r.batches, self.budget)?;
+                let result = run_set_operation(
+                    *op,
+                    &plan.schema,
+                    &l.batches,
+                    &r.batches,
+                    &self.budget_of(plan),
+                )?;
                 metrics.add_time(start.elapsed());
                 result.into_iter().try_for_each(out)
             }

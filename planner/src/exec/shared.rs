@@ -215,6 +215,7 @@ impl Run<'_> {
         }
         let held = self.collect(
             input,
+            input,
             "a shared subplan's rows (a CTE used at several places)",
         )?;
         // Set once: `ensure_shared` runs on one thread, before the plan.

@@ -234,7 +234,8 @@ impl Run<'_> {
             return self.push(input, &|b: RecordBatch| {
                 let start = Instant::now();
                 let probe = Probe::new(join, b)?;
-                let fetched = full::lookup(join, source.as_ref(), &probe, c, self.budget)?;
+                let fetched =
+                    full::lookup(join, source.as_ref(), &probe, c, &self.budget_of(plan))?;
                 probe.join(join, &fetched, schema, self.batch_size, &mut |out| {
                     sink(out)
                 })?;

@@ -131,7 +131,9 @@ pub(super) fn join_blocks(
     let mut first = 0u64;
     loop {
         // One block: as many build rows as fit.
-        let mut charge = run.budget.try_reserve("a hash join block", 0)?;
+        let mut charge = run
+            .budget_of(join.plan)
+            .try_reserve("a hash join block", 0)?;
         let mut block = Vec::new();
         loop {
             let b = match carry.take() {

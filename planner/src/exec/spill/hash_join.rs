@@ -316,7 +316,7 @@ impl Run<'_> {
             batches: Vec::new(),
             held: HeldBuffers::new(),
             bytes: 0,
-            charge: self.budget.try_reserve(what, 0)?,
+            charge: self.budget_of(join.plan).try_reserve(what, 0)?,
         });
         self.push(build_plan, &|b: RecordBatch| {
             let mut st = lock(&state);
@@ -344,7 +344,7 @@ impl Run<'_> {
                 *st = Collecting::Parted(Box::new(Parted {
                     parts: (0..PARTITIONS).map(|_| Part::default()).collect(),
                     charge: self
-                        .budget
+                        .budget_of(join.plan)
                         .try_reserve("the spilling hash join's partitions", 0)?,
                     splitter: join.splitter(side, 0),
                     schema: build_plan.schema.clone(),
@@ -600,7 +600,7 @@ impl Run<'_> {
         }
         let need = expansion(build.bytes(), build.rows());
         let mut charge = self
-            .budget
+            .budget_of(join.plan)
             .try_reserve("a spilled hash join partition", 0)?;
         if charge.grow_spillable(need).is_ok() {
             let batches = build.read()?.collect::<Result<Vec<_>>>()?;

@@ -15,13 +15,13 @@
 //! order they arrived (runs are numbered in arrival order, and a tie goes
 //! to the earlier run).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use arrow_array::RecordBatch;
 use arrow_row::{RowConverter, Rows};
 
 use super::file::SpillFile;
-use crate::exec::plan::{OperatorMetrics, PhysicalPlan};
+use crate::exec::plan::PhysicalPlan;
 use crate::exec::run::{Run, Sink, lock};
 use crate::exec::sort::SortExec;
 use crate::exec::{ExecError, Result};
@@ -73,7 +73,9 @@ impl Run<'_> {
         let state = Mutex::new(Collecting {
             batches: Vec::new(),
             held: HeldBuffers::new(),
-            charge: self.budget.try_reserve("the rows to sort (ORDER BY)", 0)?,
+            charge: self
+                .budget_of(plan)
+                .try_reserve("the rows to sort (ORDER BY)", 0)?,
             runs: Vec::new(),
         });
         self.push(input, &|b: RecordBatch| {
@@ -91,7 +93,7 @@ impl Run<'_> {
             if !st.batches.is_empty() {
                 let held: usize = st.batches.iter().map(batch_bytes).sum();
                 st.charge.shrink(st.charge.size().saturating_sub(held));
-                self.sorted_run(sort, std::mem::take(&mut st.batches), metrics, &mut st.runs)?;
+                self.sorted_run(sort, std::mem::take(&mut st.batches), plan, &mut st.runs)?;
             }
             st.held = HeldBuffers::new();
             st.charge.shrink(st.charge.size());
@@ -100,7 +102,7 @@ impl Run<'_> {
             // A batch that alone does not fit is sorted as a run of its own.
             if st.charge.grow_spillable(new + extra).is_err() {
                 st.held = HeldBuffers::new();
-                return self.sorted_run(sort, vec![b], metrics, &mut st.runs);
+                return self.sorted_run(sort, vec![b], plan, &mut st.runs);
             }
             st.batches.push(b);
             Ok(())
@@ -118,7 +120,7 @@ impl Run<'_> {
             let bytes: usize = batches.iter().map(batch_bytes).sum();
             charge.shrink(charge.size().saturating_sub(bytes));
             let start = std::time::Instant::now();
-            let sorted = sort.run_charged(&batches, self.batch_size, self.budget)?;
+            let sorted = sort.run_charged(&batches, self.batch_size, &self.budget_of(plan))?;
             metrics.add_time(start.elapsed());
             drop(batches);
             return sorted.into_iter().try_for_each(out);
@@ -126,7 +128,7 @@ impl Run<'_> {
         if !batches.is_empty() {
             let held: usize = batches.iter().map(batch_bytes).sum();
             charge.shrink(charge.size().saturating_sub(held));
-            self.sorted_run(sort, batches, metrics, &mut runs)?;
+            self.sorted_run(sort, batches, plan, &mut runs)?;
         }
         drop(charge);
         let start = std::time::Instant::now();
@@ -164,18 +166,19 @@ impl Run<'_> {
         &self,
         sort: &SortExec,
         batches: Vec<RecordBatch>,
-        metrics: &Arc<OperatorMetrics>,
+        owner: &PhysicalPlan,
         runs: &mut Vec<SpillFile>,
     ) -> Result<()> {
+        let metrics = &owner.metrics;
         let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        let sorted = match sort.run_charged(&batches, self.batch_size, self.budget) {
+        let sorted = match sort.run_charged(&batches, self.batch_size, &self.budget_of(owner)) {
             Ok(sorted) => sorted,
             Err(ExecError::Join(tenon_kernels::KernelError::MemoryLimitExceeded { .. }))
                 if rows > 1 =>
             {
                 let (a, b) = halves(batches, rows / 2);
-                self.sorted_run(sort, a, metrics, runs)?;
-                return self.sorted_run(sort, b, metrics, runs);
+                self.sorted_run(sort, a, owner, runs)?;
+                return self.sorted_run(sort, b, owner, runs);
             }
             Err(e) => return Err(e),
         };
