@@ -34,19 +34,13 @@ enum Keys {
 }
 
 fn table(n: usize, keys: Keys, seed: u64) -> RecordBatch {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(seed);
     let span = (n as u64 / 3).max(1);
     let k: Vec<Option<i64>> = (0..n)
         .map(|_| {
             let r = next();
             match keys {
-                Keys::Uniform => (r % 10 != 0).then(|| ((r >> 8) % span) as i64),
+                Keys::Uniform => (!r.is_multiple_of(10)).then(|| ((r >> 8) % span) as i64),
                 Keys::One => Some(7),
                 Keys::AllNull => None,
                 Keys::Skewed => match r % 10 {
@@ -101,8 +95,6 @@ const DISABLED: [&str; 3] = [
     "BROADCAST,SHUFFLE_MERGE,NEST_LOOP",
 ];
 
-const SETTINGS: [(usize, usize); 4] = [(1, 1), (4, 7), (1, 8192), (4, 8192)];
-
 fn keys() -> impl Strategy<Value = Keys> {
     prop_oneof![
         3 => Just(Keys::Uniform),
@@ -119,24 +111,8 @@ fn session(p: &RecordBatch, b: &RecordBatch, threads: usize, batch: usize) -> Se
     s
 }
 
-/// Files and directories left in `dir`.
-fn left_in(dir: &std::path::Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path().display().to_string())
-        .collect()
-}
-
-/// Cases per run: 64, or `PROPTEST_CASES` for a deeper run.
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(64)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(64)))]
 
     #[test]
     fn a_spilled_join_gives_the_unlimited_rows(
@@ -147,7 +123,7 @@ proptest! {
         seed in any::<u64>(),
         query in 0..QUERIES.len(),
         hint in 0..HINTS.len(),
-        setting in 0..SETTINGS.len(),
+        setting in 0..SPILL_SETTINGS.len(),
         percent in prop_oneof![Just(1u64), Just(10), Just(50)],
     ) {
         let p = table(n_p, p_keys, seed);
@@ -156,7 +132,7 @@ proptest! {
         // forced by disabling the others.
         let subquery = QUERIES[query].contains("(SELECT");
         let sql = QUERIES[query].replace("{0}", if subquery { "" } else { HINTS[hint] });
-        let (threads, batch) = SETTINGS[setting];
+        let (threads, batch) = SPILL_SETTINGS[setting];
         let expected = run(&session(&p, &b, threads, batch), &sql);
         let dir = temp_dir(&format!("spill-prop-{seed:x}"));
         let mut s = session(&p, &b, threads, batch);

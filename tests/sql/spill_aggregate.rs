@@ -12,24 +12,17 @@ use std::sync::Arc;
 
 use arrow_array::{Float64Array, Int64Array, RecordBatch, StringArray};
 use proptest::prelude::*;
-use tenon::Session;
 
 use crate::common::*;
 
 fn table(n: usize, seed: u64) -> RecordBatch {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(seed);
     let (mut few, mut many, mut s, mut f, mut v) = (vec![], vec![], vec![], vec![], vec![]);
     for _ in 0..n {
         let r = next();
-        few.push((r % 13 != 0).then_some((r >> 8) as i64 % 7));
-        many.push((r % 17 != 0).then_some((r >> 12) as i64 % 100_000));
-        s.push((r % 11 != 0).then(|| format!("key-{:05}", (r >> 20) % 2_000)));
+        few.push((!r.is_multiple_of(13)).then_some((r >> 8) as i64 % 7));
+        many.push((!r.is_multiple_of(17)).then_some((r >> 12) as i64 % 100_000));
+        s.push((!r.is_multiple_of(11)).then(|| format!("key-{:05}", (r >> 20) % 2_000)));
         f.push(match (r >> 30) % 8 {
             0 => None,
             1 => Some(f64::NAN),
@@ -37,7 +30,7 @@ fn table(n: usize, seed: u64) -> RecordBatch {
             3 => Some(0.0),
             _ => Some(((r >> 34) % 50) as f64 / 4.0),
         });
-        v.push((r % 5 != 0).then_some((r >> 40) as i64 % 1000 - 500));
+        v.push((!r.is_multiple_of(5)).then_some((r >> 40) as i64 % 1000 - 500));
     }
     RecordBatch::try_from_iter([
         ("few", Arc::new(Int64Array::from(few)) as _),
@@ -51,31 +44,8 @@ fn table(n: usize, seed: u64) -> RecordBatch {
 
 const GROUPS: [&str; 6] = ["many", "s", "f", "few, s", "many, f", "s, many"];
 
-const SETTINGS: [(usize, usize); 4] = [(1, 1), (4, 7), (1, 8192), (4, 8192)];
-
-fn session(t: &RecordBatch, threads: usize, batch: usize) -> Session {
-    let mut s = empty_session(threads, batch);
-    s.register_batch("t", t.clone()).unwrap();
-    s
-}
-
-fn left_in(dir: &std::path::Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path().display().to_string())
-        .collect()
-}
-
-/// Cases per run: 48, or `PROPTEST_CASES`.
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(48)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(48)))]
 
     #[test]
     fn a_spilled_group_by_gives_the_unlimited_rows(
@@ -83,20 +53,20 @@ proptest! {
         seed in any::<u64>(),
         group in 0..GROUPS.len(),
         distinct in any::<bool>(),
-        setting in 0..SETTINGS.len(),
+        setting in 0..SPILL_SETTINGS.len(),
         percent in prop_oneof![Just(1u64), Just(10), Just(50)],
     ) {
         let t = table(n, seed);
-        let (threads, batch) = SETTINGS[setting];
+        let (threads, batch) = SPILL_SETTINGS[setting];
         let extra = if distinct { ", count(DISTINCT v), count(DISTINCT few)" } else { "" };
         let sql = format!(
             "SELECT {g}, count(*), count(v), sum(v), min(v), max(f), avg(v){extra} \
              FROM t GROUP BY {g}",
             g = GROUPS[group]
         );
-        let expected = run(&session(&t, threads, batch), &sql);
+        let expected = run(&session_of_t(&t, threads, batch), &sql);
         let dir = temp_dir(&format!("spill-agg-{seed:x}"));
-        let mut s = session(&t, threads, batch);
+        let mut s = session_of_t(&t, threads, batch);
         // (at least 16KB: a GROUP BY needs room for some groups at its
         // deepest split, docs/cli.md)
         let limit = (t.get_array_memory_size() as u64 * percent / 100).max(16 << 10);
@@ -116,7 +86,7 @@ proptest! {
 fn explain_analyze_shows_a_spilled_group_by() {
     let dir = temp_dir("spill-agg-analyze");
     let t = table(50_000, 3);
-    let mut s = session(&t, 2, 1024);
+    let mut s = session_of_t(&t, 2, 1024);
     s.set("memory_limit", "64KB").unwrap();
     s.set("spill_dir", dir.to_str().unwrap()).unwrap();
     let sql = "SELECT many, s, count(*), sum(v) FROM t GROUP BY many, s";
@@ -128,7 +98,7 @@ fn explain_analyze_shows_a_spilled_group_by() {
         .unwrap();
     assert!(agg.contains("spilled: files="), "{}", explain.tree());
     assert!(out.spilled_bytes > 0);
-    let unlimited = session(&t, 2, 1024);
+    let unlimited = session_of_t(&t, 2, 1024);
     assert_eq!(row_strings(&out.batches), run(&unlimited, sql));
     assert!(left_in(&dir).is_empty(), "{:?}", left_in(&dir));
 }

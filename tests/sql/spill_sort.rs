@@ -15,25 +15,18 @@ use std::sync::Arc;
 
 use arrow_array::{Float64Array, Int64Array, RecordBatch, StringArray};
 use proptest::prelude::*;
-use tenon::Session;
 
 use crate::common::*;
 
 fn table(n: usize, seed: u64) -> RecordBatch {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(seed);
     let mut k = Vec::with_capacity(n);
     let mut s = Vec::with_capacity(n);
     let mut f = Vec::with_capacity(n);
     for i in 0..n {
         let r = next();
-        k.push((r % 7 != 0).then_some(((r >> 8) % 50) as i64 - 25));
-        s.push((r % 11 != 0).then(|| format!("s{:03}", (r >> 16) % 300)));
+        k.push((!r.is_multiple_of(7)).then_some(((r >> 8) % 50) as i64 - 25));
+        s.push((!r.is_multiple_of(11)).then(|| format!("s{:03}", (r >> 16) % 300)));
         f.push(match (r >> 24) % 9 {
             0 => None,
             1 => Some(f64::NAN),
@@ -64,42 +57,19 @@ const ORDERS: [&str; 6] = [
     "s, f",
 ];
 
-const SETTINGS: [(usize, usize); 4] = [(1, 1), (4, 7), (1, 8192), (4, 8192)];
-
-fn session(t: &RecordBatch, threads: usize, batch: usize) -> Session {
-    let mut s = empty_session(threads, batch);
-    s.register_batch("t", t.clone()).unwrap();
-    s
-}
-
-fn left_in(dir: &std::path::Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path().display().to_string())
-        .collect()
-}
-
-/// Cases per run: 48, or `PROPTEST_CASES`.
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(48)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(48)))]
 
     #[test]
     fn an_external_sort_gives_the_in_memory_order(
         n in 0usize..2000,
         seed in any::<u64>(),
         order in 0..ORDERS.len(),
-        setting in 0..SETTINGS.len(),
+        setting in 0..SPILL_SETTINGS.len(),
         percent in prop_oneof![Just(1u64), Just(10), Just(50)],
     ) {
         let t = table(n, seed);
-        let (threads, batch) = SETTINGS[setting];
+        let (threads, batch) = SPILL_SETTINGS[setting];
         let keys_sql = format!(
             "SELECT {} FROM t ORDER BY {}",
             ORDERS[order]
@@ -110,11 +80,11 @@ proptest! {
             ORDERS[order]
         );
         let rows_sql = format!("SELECT * FROM t ORDER BY {}", ORDERS[order]);
-        let unlimited = session(&t, threads, batch);
+        let unlimited = session_of_t(&t, threads, batch);
         let expected_keys = run_ordered(&unlimited, &keys_sql);
         let expected_rows = run(&unlimited, &rows_sql);
         let dir = temp_dir(&format!("spill-sort-{seed:x}"));
-        let mut s = session(&t, threads, batch);
+        let mut s = session_of_t(&t, threads, batch);
         let limit = (t.get_array_memory_size() as u64 * percent / 100).max(1024);
         s.set("memory_limit", &limit.to_string()).unwrap();
         s.set("spill_dir", dir.to_str().unwrap()).unwrap();
@@ -139,7 +109,7 @@ proptest! {
 #[test]
 fn explain_analyze_shows_the_sorted_runs() {
     let dir = temp_dir("spill-sort-analyze");
-    let mut s = session(&table(50_000, 7), 2, 1024);
+    let mut s = session_of_t(&table(50_000, 7), 2, 1024);
     s.set("memory_limit", "256KB").unwrap();
     s.set("spill_dir", dir.to_str().unwrap()).unwrap();
     let sql = "SELECT id, s FROM t ORDER BY s, id";
@@ -152,7 +122,7 @@ fn explain_analyze_shows_the_sorted_runs() {
     assert!(sort.contains("spilled: files="), "{}", explain.tree());
     assert!(out.spilled_bytes > 0);
     assert!(out.peak_memory <= 256 * 1024, "{}", out.peak_memory);
-    let mut unlimited = session(&table(50_000, 7), 2, 1024);
+    let mut unlimited = session_of_t(&table(50_000, 7), 2, 1024);
     unlimited.set("memory_limit", "unlimited").unwrap();
     assert_eq!(
         row_strings_unsorted(&out.batches),

@@ -477,3 +477,42 @@ pub fn temp_dir(test: &str) -> TempDir {
 pub fn hint(strategy: Strategy, table: &str) -> String {
     format!("/*+ {}({table}) */", strategy.name())
 }
+
+// ------------------------------------------------------------ spilling
+
+/// The settings (threads, batch size) the spilling tests sweep.
+pub const SPILL_SETTINGS: [(usize, usize); 4] = [(1, 1), (4, 7), (1, 8192), (4, 8192)];
+
+/// A session with the one table `t`.
+pub fn session_of_t(t: &RecordBatch, threads: usize, batch_size: usize) -> Session {
+    let mut s = empty_session(threads, batch_size);
+    s.register_batch("t", t.clone()).unwrap();
+    s
+}
+
+/// The files and directories left in `dir`.
+pub fn left_in(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect()
+}
+
+/// Proptest cases per run: `default`, or `PROPTEST_CASES` for a deeper run.
+pub fn proptest_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A xorshift generator of `seed`: the same seed, the same numbers.
+pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
