@@ -78,33 +78,50 @@ impl Run<'_> {
                 .try_reserve("the rows to sort (ORDER BY)", 0)?,
             runs: Vec::new(),
         });
+        // (No lock is held while a run is sorted: the sort runs on the
+        // pool, whose workers may be the ones pushing into this closure.)
         self.push(input, &|b: RecordBatch| {
             let keys = measure(&b)?;
-            let mut st = lock(&state);
-            let st = &mut *st;
-            let new = st.held.add(&b);
             let extra = sort_expansion(batch_bytes(&b), b.num_rows(), keys) - batch_bytes(&b);
-            if st.charge.grow_spillable(new + extra).is_ok() {
-                st.batches.push(b);
-                return Ok(());
-            }
-            // Full: the held rows become a sorted run on disk (their
-            // expansion given back for the sort to charge its own).
-            if !st.batches.is_empty() {
-                let held: usize = st.batches.iter().map(batch_bytes).sum();
-                st.charge.shrink(st.charge.size().saturating_sub(held));
-                self.sorted_run(sort, std::mem::take(&mut st.batches), plan, &mut st.runs)?;
-            }
-            st.held = HeldBuffers::new();
-            st.charge.shrink(st.charge.size());
-            let new = st.held.add(&b);
-            let extra = sort_expansion(batch_bytes(&b), b.num_rows(), keys) - batch_bytes(&b);
-            // A batch that alone does not fit is sorted as a run of its own.
-            if st.charge.grow_spillable(new + extra).is_err() {
+            let (taken, taken_charge) = {
+                let mut st = lock(&state);
+                let st = &mut *st;
+                let new = st.held.add(&b);
+                if st.charge.grow_spillable(new + extra).is_ok() {
+                    st.batches.push(b);
+                    return Ok(());
+                }
+                // Full: the held rows leave, with the charge of their bytes
+                // (their expansion is given back for the sort's own).
+                let taken = std::mem::take(&mut st.batches);
+                let held: usize = taken.iter().map(batch_bytes).sum();
+                let taken_charge = st.charge.split(held);
+                st.charge.shrink(st.charge.size());
                 st.held = HeldBuffers::new();
-                return self.sorted_run(sort, vec![b], plan, &mut st.runs);
+                (taken, taken_charge)
+            };
+            let mut runs = Vec::new();
+            if !taken.is_empty() {
+                self.sorted_run(sort, taken, plan, &mut runs)?;
             }
-            st.batches.push(b);
+            drop(taken_charge);
+            let alone = {
+                let mut st = lock(&state);
+                let st = &mut *st;
+                st.runs.append(&mut runs);
+                let new = st.held.add(&b);
+                if st.charge.grow_spillable(new + extra).is_ok() {
+                    st.batches.push(b);
+                    None
+                } else {
+                    Some(b)
+                }
+            };
+            // A batch that alone does not fit is sorted as a run of its own.
+            if let Some(b) = alone {
+                self.sorted_run(sort, vec![b], plan, &mut runs)?;
+                lock(&state).runs.append(&mut runs);
+            }
             Ok(())
         })?;
         let Collecting {
