@@ -237,7 +237,7 @@ impl SpillMetrics {
         self.files.load(Ordering::Relaxed) > 0
     }
 
-    /// `spilled: files=.. bytes=.. partitions=.. depth=.. blocks=..`.
+    /// `spilled: files=.. bytes=.. partitions=.. depth=.. block_joins=..`.
     pub fn text(&self) -> String {
         let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
         format!(

@@ -144,8 +144,9 @@ impl Run<'_> {
         self.budget.tracked(&plan.metrics.memory)
     }
 
-    /// Every output batch of `plan` (for the operator `owner`), each charged to the budget as it
-    /// arrives (`what` names the holder in a memory-limit error).
+    /// Every output batch of `plan`, each charged to the budget as it
+    /// arrives, counted as the operator `owner`'s memory (`what` names the
+    /// holder in a memory-limit error).
     pub(super) fn collect(
         &self,
         owner: &PhysicalPlan,

@@ -180,11 +180,6 @@ impl SpillJoin<'_> {
     }
 }
 
-/// Moves `f`'s error into a kernel's error channel.
-fn to_kernel(e: ExecError) -> tenon_kernels::KernelError {
-    e.into_kernel()
-}
-
 impl Parted {
     /// Rows of `batch` added to their partitions, spilling what does not fit.
     fn add(
@@ -506,7 +501,7 @@ impl Run<'_> {
                     self.push(probe_plan, &|b| {
                         route(b, &|k| push(k).map_err(ExecError::from))
                     })
-                    .map_err(to_kernel)
+                    .map_err(ExecError::into_kernel)
                 },
                 &guarded,
             )?;
@@ -573,7 +568,7 @@ impl Run<'_> {
             JoinSide::Right => (&probe, &build),
         };
         let start = std::time::Instant::now();
-        let result = fed.for_each_fed(l, r, feed, &|b| out(b).map_err(to_kernel));
+        let result = fed.for_each_fed(l, r, feed, &|b| out(b).map_err(ExecError::into_kernel));
         join.plan.metrics.add_time(start.elapsed());
         result.map_err(ExecError::from)
     }
@@ -614,10 +609,10 @@ impl Run<'_> {
                 input,
                 &probe.schema().clone(),
                 &|push| {
-                    let reader = probe.read().map_err(to_kernel)?;
+                    let reader = probe.read().map_err(ExecError::into_kernel)?;
                     reader
                         .par_bridge()
-                        .try_for_each(|b| push(b.map_err(to_kernel)?))
+                        .try_for_each(|b| push(b.map_err(ExecError::into_kernel)?))
                 },
                 out,
             );
