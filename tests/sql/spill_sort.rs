@@ -130,3 +130,22 @@ fn explain_analyze_shows_the_sorted_runs() {
     );
     assert!(left_in(&dir).is_empty(), "{:?}", left_in(&dir));
 }
+
+/// A 1KB limit shared by four workers sorting batches of seven rows: a
+/// worker may be left less than one row's sort, and a run of one row is
+/// written as it is (CI found this limit failing with "memory limit
+/// exceeded" before).
+#[test]
+fn four_workers_under_the_smallest_limit_finish() {
+    let t = table(1250, 6641003245733073200);
+    let sql = "SELECT * FROM t ORDER BY f NULLS FIRST";
+    let expected = run(&session_of_t(&t, 4, 7), sql);
+    for _ in 0..10 {
+        let dir = temp_dir("spill-sort-smallest");
+        let mut s = session_of_t(&t, 4, 7);
+        s.set("memory_limit", "1024").unwrap();
+        s.set("spill_dir", dir.to_str().unwrap()).unwrap();
+        assert_eq!(row_strings(&collect(&s, sql)), expected);
+        assert!(left_in(&dir).is_empty(), "{:?}", left_in(&dir));
+    }
+}

@@ -178,7 +178,7 @@ impl Run<'_> {
 
     /// `batches` sorted in memory and written out as one run; when the
     /// budget cannot hold their sort, each half on its own (runs of one
-    /// row at the least).
+    /// row at the least, which need no sort).
     fn sorted_run(
         &self,
         sort: &SortExec,
@@ -188,17 +188,27 @@ impl Run<'_> {
     ) -> Result<()> {
         let metrics = &owner.metrics;
         let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        let sorted = match sort.run_charged(&batches, self.batch_size, &self.budget_of(owner)) {
-            Ok(sorted) => sorted,
-            Err(ExecError::Join(tenon_kernels::KernelError::MemoryLimitExceeded { .. }))
-                if rows > 1 =>
-            {
-                let (a, b) = halves(batches, rows / 2);
-                self.sorted_run(sort, a, owner, runs)?;
-                return self.sorted_run(sort, b, owner, runs);
-            }
-            Err(e) => return Err(e),
-        };
+        let sorted =
+            match sort.run_charged(&batches, self.batch_size, &self.budget_of(owner)) {
+                Ok(sorted) => sorted,
+                // One row is its own order (other workers may hold all but
+                // less than the sort of one row).
+                Err(ExecError::Join(tenon_kernels::KernelError::MemoryLimitExceeded {
+                    ..
+                })) if rows == 1 => batches
+                    .iter()
+                    .filter(|b| b.num_rows() > 0)
+                    .cloned()
+                    .collect(),
+                Err(ExecError::Join(tenon_kernels::KernelError::MemoryLimitExceeded {
+                    ..
+                })) if rows > 1 => {
+                    let (a, b) = halves(batches, rows / 2);
+                    self.sorted_run(sort, a, owner, runs)?;
+                    return self.sorted_run(sort, b, owner, runs);
+                }
+                Err(e) => return Err(e),
+            };
         drop(batches);
         let Some(first) = sorted.first() else {
             return Err(ExecError::Unsupported(
