@@ -14,6 +14,13 @@ reports the median seconds:
     DataFusion  target_partitions=N; the Parquet tables read into memory
                 (pyarrow) and registered as N partitions each
 
+With ``--memory-limit X`` (tenon and DuckDB) the tables are not loaded:
+each query reads the Parquet files (tenon ``--table``, DuckDB views over
+the files), under ``memory_limit`` X, spilling into ``--spill-dir``
+(default: the system's temporary directory); ``--check`` then compares
+every query's rows between the engines (numbers to a relative 1e-9, rows
+in sorted order) and prints the first difference.
+
 The query texts are ``tests/tpch/queries/qNN.sql`` (the TPC-H validation
 parameters; Q11's fraction is written for scale 0.01 there and is scaled
 here to 0.0001 / SF). Row counts are printed and must agree.
@@ -25,9 +32,13 @@ Usage (pip install duckdb datafusion pyarrow):
     python3 benches/peers/tpch.py --data /tmp/tpch1 --scale 1 --query 5 --engine tenon
     python3 benches/peers/tpch.py --data /tmp/tpch1 --scale 1 --engine tenon \
         --tenon old/tenon --tenon target/release/tenon    # two builds side by side
+    python3 benches/peers/tpch.py --data /tmp/tpch10 --scale 10 --runs 1 \
+        --engine tenon --engine duckdb --memory-limit 4GB --check
 """
 
 import argparse
+import csv
+import io
 import json
 import os
 import re
@@ -52,21 +63,32 @@ def query_text(n, scale):
 
 
 def run_tenon(args, queries, binary):
-    tables = []
+    tables, limit = [], []
     for t in TABLES:
         # held in memory, as the peers hold them (--table would read the
-        # files inside every timed run)
-        tables += ["--memory-table", f"{t}={args.data}/{t}.parquet"]
+        # files inside every timed run); read from the files under a limit
+        flag = "--table" if args.memory_limit else "--memory-table"
+        tables += [flag, f"{t}={args.data}/{t}.parquet"]
+    if args.memory_limit:
+        limit = ["--set", f"memory_limit={args.memory_limit}"]
+        if args.spill_dir:
+            limit += ["--set", f"spill_dir={args.spill_dir}"]
+    reads = "true" if args.memory_limit else "false"
     out = {}
     for n, sql in queries:
         cmd = [str(binary), "query", "--threads", str(args.threads), "--runs",
-               str(args.runs), "--timing", "--format", "csv"] + args.tenon_arg + tables + [sql]
+               str(args.runs), "--timing", "--format", "csv"] + args.tenon_arg + limit + tables + [sql]
         r = subprocess.run(cmd, capture_output=True, text=True)
-        m = re.search(r"elapsed_ms=([0-9.]+) rows=(\d+) reads_files=false", r.stderr)
+        m = re.search(r"elapsed_ms=([0-9.]+) rows=(\d+) reads_files=" + reads
+                      + r"(?: peak_memory=(\d+) spilled_bytes=(\d+))?", r.stderr)
         if r.returncode != 0 or not m:
             out[n] = {"error": r.stderr.strip().splitlines()[-1:] or ["?"]}
             continue
         out[n] = {"median_s": float(m.group(1)) / 1000, "rows": int(m.group(2))}
+        if m.group(4) is not None:
+            out[n]["spilled_bytes"] = int(m.group(4))
+        if args.check:
+            out[n]["result"] = list(csv.reader(io.StringIO(r.stdout)))[1:]
     return out
 
 
@@ -84,9 +106,59 @@ def run_duckdb(args, queries):
     import duckdb
     con = duckdb.connect()
     con.execute(f"SET threads={args.threads}")
+    if args.memory_limit:
+        con.execute(f"SET memory_limit='{args.memory_limit}'")
+        if args.spill_dir:
+            con.execute(f"SET temp_directory='{args.spill_dir}'")
     for t in TABLES:
-        con.execute(f"CREATE TABLE {t} AS SELECT * FROM '{args.data}/{t}.parquet'")
-    return {n: timed(args.runs, lambda: len(con.execute(sql).fetchall())) for n, sql in queries}
+        kind = "VIEW" if args.memory_limit else "TABLE"
+        con.execute(f"CREATE {kind} {t} AS SELECT * FROM '{args.data}/{t}.parquet'")
+    out = {}
+    for n, sql in queries:
+        rows = []
+        def once():
+            rows[:] = con.execute(sql).fetchall()
+            return len(rows)
+        out[n] = timed(args.runs, once)
+        if args.check:
+            out[n]["result"] = [[cell(v) for v in row] for row in rows]
+    return out
+
+
+def cell(v):
+    """A value as tenon's CSV writes it (near enough for `same_rows`)."""
+    if v is None:
+        return ""
+    return str(v)
+
+
+def same_rows(a, b):
+    """The first difference between two results (lists of rows of
+    strings), or None: rows compared in sorted order, numbers to a
+    relative 1e-9."""
+    if len(a) != len(b):
+        return f"{len(a)} rows against {len(b)}"
+    def key(row):
+        return [(0, float(v), "") if is_number(v) else (1, 0.0, v) for v in row]
+    for x, y in zip(sorted(a, key=key), sorted(b, key=key)):
+        if len(x) != len(y):
+            return f"row {x} against {y}"
+        for u, v in zip(x, y):
+            if is_number(u) and is_number(v):
+                fu, fv = float(u), float(v)
+                if abs(fu - fv) > 1e-9 * max(1.0, abs(fu), abs(fv)):
+                    return f"row {x} against {y}"
+            elif u != v:
+                return f"row {x} against {y}"
+    return None
+
+
+def is_number(v):
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
 
 
 def run_datafusion(args, queries):
@@ -116,6 +188,12 @@ def main():
                         "is a column of its own (tenon#1, tenon#2, ...), run one after another")
     p.add_argument("--tenon-arg", action="append", default=[], metavar="ARG",
                    help="repeatable; passed to every `tenon query` before the tables")
+    p.add_argument("--memory-limit", metavar="BYTES",
+                   help="run tenon and DuckDB under this memory_limit (e.g. 4GB), reading "
+                        "the Parquet files in each query instead of holding the tables")
+    p.add_argument("--spill-dir", help="where the engines spill (with --memory-limit)")
+    p.add_argument("--check", action="store_true",
+                   help="compare every query's rows between the engines")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     numbers = args.query or list(range(1, 23))
@@ -136,6 +214,12 @@ def main():
         cmd = [sys.executable, __file__, "--child", engine, "--data", args.data,
                "--scale", str(args.scale), "--threads", str(args.threads),
                "--runs", str(args.runs)]
+        if args.memory_limit:
+            cmd += ["--memory-limit", args.memory_limit]
+        if args.spill_dir:
+            cmd += ["--spill-dir", args.spill_dir]
+        if args.check:
+            cmd += ["--check"]
         for n in numbers:
             cmd += ["--query", str(n)]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -157,9 +241,24 @@ def main():
             else:
                 cells.append(f"{'error':>11}")
         flag = "" if len(rows) <= 1 else "  WARNING: row counts differ"
+        if args.check:
+            got = [(e, results[e].get(n, {}).get("result")) for e in engines]
+            got = [(e, r) for e, r in got if r is not None]
+            for e, r in got[1:]:
+                diff = same_rows(got[0][1], r)
+                if diff:
+                    flag += f"  DIFFERENT ({got[0][0]} vs {e}: {diff[:200]})"
+            if len(got) > 1 and "DIFFERENT" not in flag:
+                flag += "  same rows"
+        spilled = [results[e].get(n, {}).get("spilled_bytes") for e in engines]
+        if any(s for s in spilled if s):
+            flag += "  spilled " + " ".join(f"{s / 1e6:.0f}MB" for s in spilled if s is not None)
         print(f"Q{n:02d}   " + "  ".join(cells) + f"   {sorted(rows)}{flag}")
     print("total  " + "  ".join(f"{totals[e]:11.3f}" for e in engines))
     if args.json:
+        for r in results.values():
+            for q in r.values():
+                q.pop("result", None)
         Path(args.json).write_text(json.dumps(results, indent=1))
 
 

@@ -15,3 +15,13 @@ pub(crate) fn install<R: Send>(threads: usize, f: impl FnOnce() -> Result<R> + S
         pool.install(f)
     }
 }
+
+/// The workers `install(threads, ..)` runs on: `threads`, or the current
+/// pool's when it is 0.
+pub(crate) fn threads_of(threads: usize) -> usize {
+    if threads == 0 {
+        rayon::current_num_threads()
+    } else {
+        threads
+    }
+}

@@ -630,12 +630,14 @@ fn bad_set_is_a_usage_error() {
 
 #[test]
 fn memory_limit_failure_exits_3() {
-    // (a sort-merge join holds both inputs whole)
+    // (NOT IN by a nested loop holds its inputs whole: it does not spill)
     let err = fails(
         &[
             "--set",
             "memory_limit=1KB",
-            "SELECT /*+ SHUFFLE_MERGE(orders) */ count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey",
+            "--set",
+            "disabled_strategies=BROADCAST,SHUFFLE_HASH,SHUFFLE_MERGE",
+            "SELECT count(*) FROM orders WHERE o_orderkey NOT IN (SELECT l_orderkey FROM lineitem)",
         ],
         3,
     );

@@ -40,6 +40,8 @@ mod set_ops;
 mod shared_subplans;
 mod spill;
 mod spill_aggregate;
+mod spill_collected;
+mod spill_set_ops;
 mod spill_sort;
 mod time_asof;
 mod time_ddl;

@@ -20,9 +20,9 @@ use tenon::Session;
 
 use crate::common::*;
 
-/// How the keys of a table are drawn.
+/// How the keys of a table are drawn (shared with `spill_collected`).
 #[derive(Debug, Clone, Copy)]
-enum Keys {
+pub enum Keys {
     /// 0..n/3 (duplicates), about 10% NULL.
     Uniform,
     /// Every row key 7.
@@ -33,7 +33,7 @@ enum Keys {
     Skewed,
 }
 
-fn table(n: usize, keys: Keys, seed: u64) -> RecordBatch {
+pub fn table(n: usize, keys: Keys, seed: u64) -> RecordBatch {
     let mut next = xorshift(seed);
     let span = (n as u64 / 3).max(1);
     let k: Vec<Option<i64>> = (0..n)
@@ -64,7 +64,7 @@ fn table(n: usize, keys: Keys, seed: u64) -> RecordBatch {
 }
 
 /// The join queries: `{0}` is the hint.
-const QUERIES: [&str; 12] = [
+pub const QUERIES: [&str; 12] = [
     "SELECT {0} * FROM p JOIN b ON p.k = b.k",
     "SELECT {0} * FROM p LEFT JOIN b ON p.k = b.k",
     "SELECT {0} * FROM p RIGHT JOIN b ON p.k = b.k",
@@ -95,7 +95,7 @@ const DISABLED: [&str; 3] = [
     "BROADCAST,SHUFFLE_MERGE,NEST_LOOP",
 ];
 
-fn keys() -> impl Strategy<Value = Keys> {
+pub fn keys() -> impl Strategy<Value = Keys> {
     prop_oneof![
         3 => Just(Keys::Uniform),
         1 => Just(Keys::One),
@@ -104,7 +104,7 @@ fn keys() -> impl Strategy<Value = Keys> {
     ]
 }
 
-fn session(p: &RecordBatch, b: &RecordBatch, threads: usize, batch: usize) -> Session {
+pub fn session(p: &RecordBatch, b: &RecordBatch, threads: usize, batch: usize) -> Session {
     let mut s = empty_session(threads, batch);
     s.register_batch("p", p.clone()).unwrap();
     s.register_batch("b", b.clone()).unwrap();

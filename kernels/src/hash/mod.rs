@@ -216,6 +216,20 @@ impl From<HashJoin> for Join {
 impl JoinKernel for HashJoin {
     options_and_join_type!();
 
+    fn equi_keys(&self) -> Option<(&[(usize, usize)], bool)> {
+        Some((&self.keys.on, self.keys.null_equal))
+    }
+
+    fn held_side(&self) -> Option<JoinSide> {
+        Some(self.build_side)
+    }
+
+    fn retyped(&self, join_type: JoinType) -> Option<Join> {
+        let mut j = self.clone();
+        j.join_type = join_type;
+        Some(j.into())
+    }
+
     fn strategy(&self) -> Strategy {
         match self.mode {
             HashJoinMode::Broadcast => Strategy::Broadcast,

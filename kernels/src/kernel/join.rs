@@ -12,7 +12,7 @@ use super::options::JoinOptions;
 use super::pairs::PairJoin;
 use super::stream::JoinStream;
 use crate::error::Result;
-use crate::join_type::JoinType;
+use crate::join_type::{JoinSide, JoinType};
 
 /// The four join strategies, by their hint names (docs/hints.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -135,6 +135,22 @@ impl JoinKernel for Join {
 
     fn fed(&self) -> Option<&dyn FedProbe> {
         self.0.fed()
+    }
+
+    fn equi_keys(&self) -> Option<(&[(usize, usize)], bool)> {
+        self.0.equi_keys()
+    }
+
+    fn retyped(&self, join_type: JoinType) -> Option<Join> {
+        self.0.retyped(join_type)
+    }
+
+    fn memory_bound(&self, left: (usize, usize), right: (usize, usize)) -> Option<usize> {
+        self.0.memory_bound(left, right)
+    }
+
+    fn held_side(&self) -> Option<JoinSide> {
+        self.0.held_side()
     }
 
     fn paired(&self) -> Option<&dyn PairJoin> {

@@ -104,6 +104,41 @@ pub trait JoinKernel: CloneKernel + std::fmt::Debug + Send + Sync {
         &[]
     }
 
+    /// The key pairs `(left column, right column)` the kernel joins on by
+    /// equality, and whether NULL matches NULL: what a caller that splits
+    /// both inputs by key (the planner's spilling joins) splits them by.
+    /// The default (a kernel without equality keys): none.
+    fn equi_keys(&self) -> Option<(&[(usize, usize)], bool)> {
+        None
+    }
+
+    /// The same join (keys, conditions, options) as a join of
+    /// `join_type`, when the kernel runs that type: a caller that joins
+    /// parts of the inputs itself (the planner's block joins, which take
+    /// every pair of an INNER join and decide outer and semi rows
+    /// themselves). The default: none.
+    fn retyped(&self, _join_type: JoinType) -> Option<Join> {
+        None
+    }
+
+    /// The side the kernel holds whole while the other passes it, when it
+    /// holds one (hash join: its build side; nested loop: its build
+    /// side); none when it holds both (sort-merge). The default: none.
+    fn held_side(&self) -> Option<JoinSide> {
+        None
+    }
+
+    /// An upper bound of the memory the kernel reserves from its budget
+    /// to join inputs of `left` and `right` = `(rows, bytes of their
+    /// buffers)`, on the current thread pool: what a caller that chooses
+    /// how much of its inputs to join at once (the planner's spilling
+    /// joins) must leave free. Subadditive: the bound of two parts of an
+    /// input together is at most the sum of their bounds. The default (a
+    /// kernel that does not say): none.
+    fn memory_bound(&self, _left: (usize, usize), _right: (usize, usize)) -> Option<usize> {
+        None
+    }
+
     /// The capability of taking the probe side batch by batch, if the
     /// kernel has it (see [`FedProbe`]). The default: it has not.
     fn fed(&self) -> Option<&dyn FedProbe> {

@@ -217,6 +217,41 @@ impl From<SortMergeJoin> for Join {
 impl JoinKernel for SortMergeJoin {
     options_and_join_type!();
 
+    fn equi_keys(&self) -> Option<(&[(usize, usize)], bool)> {
+        Some((&self.keys.on, self.keys.null_equal))
+    }
+
+    fn retyped(&self, join_type: JoinType) -> Option<Join> {
+        let mut j = self.clone();
+        j.join_type = join_type;
+        Some(j.into())
+    }
+
+    /// Every reservation at once, each at its largest: the sort entries
+    /// (a chunked merge's workers hold two chunks each, a chunk at most
+    /// half the larger side), the sort buffers (two per worker), a large
+    /// partition's sorted copies, the match bitmaps, the key filter, NOT
+    /// IN's candidates, the range values, and the copy of the smaller
+    /// input in one batch (counted as both inputs', to stay linear).
+    fn memory_bound(&self, left: (usize, usize), right: (usize, usize)) -> Option<usize> {
+        // The largest entry: a 16-byte key image and a row.
+        const ENTRY: usize = 32;
+        let threads = crate::pool::threads_of(self.options.threads);
+        let rows = left.0 + right.0;
+        let per_row = ENTRY * (1 + threads) // entries
+            + ENTRY * 2 * threads // sort buffers
+            + ENTRY * 2 // a large partition's copies
+            + 1 // match bitmaps
+            + 2 // key filter
+            + 4 // NOT IN candidates
+            + 9 * (self.ranges.len() + 1); // range values
+        Some(
+            rows.saturating_mul(per_row)
+                .saturating_add(left.1.saturating_add(right.1))
+                .saturating_add(64),
+        )
+    }
+
     fn strategy(&self) -> Strategy {
         Strategy::ShuffleMerge
     }

@@ -178,6 +178,36 @@ impl From<NestedLoopJoin> for Join {
 impl JoinKernel for NestedLoopJoin {
     options_and_join_type!();
 
+    fn held_side(&self) -> Option<JoinSide> {
+        Some(self.build_side)
+    }
+
+    fn retyped(&self, join_type: JoinType) -> Option<Join> {
+        let mut j = self.clone();
+        j.join_type = join_type;
+        Some(j.into())
+    }
+
+    /// Every reservation at once, each at its largest, over the build
+    /// side (the probe side passes in morsels): the build side in one
+    /// batch and sorted on a range column (its copy, the sort's pairs,
+    /// images, permutation and keys), the range conditions' images, the
+    /// match bitmap.
+    fn memory_bound(&self, left: (usize, usize), right: (usize, usize)) -> Option<usize> {
+        let (rows, bytes) = match self.build_side {
+            JoinSide::Left => left,
+            JoinSide::Right => right,
+        };
+        let per_row = 16 + 9 + 4 + 8 // sorting on a range column
+            + 9 * self.ranges.len() // the range conditions' images
+            + 1; // the match bitmap
+        Some(
+            rows.saturating_mul(per_row)
+                .saturating_add(bytes.saturating_mul(2))
+                .saturating_add(64),
+        )
+    }
+
     fn strategy(&self) -> Strategy {
         Strategy::NestLoop
     }

@@ -8,7 +8,8 @@
 //! it partitions a large build side. Before that, the [`adapt`] step may
 //! change the build side on the inputs' real sizes, and then both sides are
 //! collected. The other kernels (sort-merge, nested loop) take both sides
-//! collected.
+//! collected; under a memory limit, through module `spill::collected`,
+//! which spills what does not fit.
 //!
 //! Errors of the operators around the join (the sink above it, the probe
 //! side's pipeline below it) travel through the kernel as
@@ -26,6 +27,7 @@ use arrow_array::RecordBatch;
 
 use super::adapt::{self, Planned};
 use super::run::{Held, Run, Sink, lock};
+use super::spill::collected;
 use super::spill::hash_join::{Build, SpillJoin};
 use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::{ExecError, Result};
@@ -58,6 +60,10 @@ impl Run<'_> {
                     &plan.operator,
                     Operator::Join { decision, .. } if decision.time_join.is_some()
                 );
+                if self.limited() && collected::spills(join, ordered) {
+                    self.spilling_collected_join(plan, join, left, right, &out)?;
+                    return coalesce.flush(&recorded);
+                }
                 let (l, r) = rayon::join(
                     || self.collect(plan, left, "the join's collected left input"),
                     || {
@@ -276,7 +282,7 @@ impl Drop for FedAt<'_> {
 }
 
 /// Runs a join over both inputs, collected.
-fn run_collected(
+pub(in crate::exec) fn run_collected(
     plan: &PhysicalPlan,
     join: &Join,
     l: &JoinInput,

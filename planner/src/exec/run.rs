@@ -512,6 +512,9 @@ impl Run<'_> {
                 Ok(())
             }
             Operator::Shared { id, .. } => self.replay_shared(*id, &out),
+            Operator::SetOperation { left, right, op } if self.limited() => {
+                self.spilling_set_operation(plan, *op, left, right, &out)
+            }
             Operator::SetOperation { left, right, op } => {
                 let (l, r) = rayon::join(
                     || self.collect(plan, left, "the set operation's left input"),

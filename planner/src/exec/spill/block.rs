@@ -1,15 +1,16 @@
-//! Joining a spilled partition that cannot be split (one key with more
-//! build rows than the memory holds): block by block.
+//! Joining two spilled inputs block by block: a partition of a spilled
+//! equality join that cannot be split (one key with more rows than the
+//! memory holds), or the inputs of a nested-loop join that do not fit.
 //!
-//! The partition's build rows are read in blocks that fit the budget; each
-//! block is joined (an INNER hash join with the join's residual filter)
-//! with every probe row of the partition, read again from its file for
-//! each block. Every row carries its number in an extra column, so the
-//! join's pairs say which rows matched: a block's build rows are decided
-//! once the whole probe side has passed it (an outer join's unmatched
-//! rows, a semi join's matched ones), the probe rows once every block has
-//! passed them. A partition that cannot be split is the worst case of a
-//! hash join (its cost is blocks x probe rows), never a wrong result.
+//! The build side's rows are read in blocks that fit the budget; each
+//! block is joined (an INNER join with the join's keys, ranges and
+//! residual filter: [`Blocked::inner`]) with every probe row, read again
+//! from its file for each block. Every row carries its number in an extra
+//! column, so the join's pairs say which rows matched: a block's build
+//! rows are decided once the whole probe side has passed it (an outer
+//! join's unmatched rows, a semi join's matched ones), the probe rows once
+//! every block has passed them. Its cost is blocks x probe rows: the worst
+//! case of a join that does not fit, never a wrong result.
 
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -19,15 +20,48 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use rayon::prelude::*;
 
 use super::file::SpillFile;
-use super::hash_join::{SpillJoin, expansion, other, project_side, tracks};
+#[cfg(doc)]
+use super::hash_join::expansion;
+use super::hash_join::{other, tracks};
+use crate::exec::plan::PhysicalPlan;
 use crate::exec::run::{Run, Sink, lock};
 use crate::exec::{ExecError, Result};
-use tenon_kernels::{
-    HashJoin, HashJoinMode, Join, JoinInput, JoinKernel, JoinSide, JoinType, batch_bytes,
-};
+use tenon_kernels::{Join, JoinInput, JoinKernel, JoinOptions, JoinSide, JoinType, batch_bytes};
 
 /// The name of the row-number column added to both sides.
 const ROW: &str = "__tenon_spill_row";
+
+/// The output of a spilling join: its node (the output schema) and its
+/// kernel's options (the projections of both sides).
+#[derive(Clone, Copy)]
+pub(super) struct Shape<'a> {
+    pub(super) plan: &'a PhysicalPlan,
+    pub(super) options: &'a JoinOptions,
+}
+
+/// A join run block by block.
+pub(super) struct Blocked<'a> {
+    pub(super) shape: Shape<'a>,
+    /// The join's type, as the block join decides it (NOT IN's NULL rules
+    /// settled before: a plain anti join).
+    pub(super) join_type: JoinType,
+    /// The side read in blocks.
+    pub(super) build_side: JoinSide,
+    /// The INNER join of the same keys and conditions, without
+    /// projections: a hash join building [`Blocked::build_side`] that takes
+    /// the probe rows batch by batch, or a kernel that takes a block and
+    /// some probe rows collected.
+    pub(super) inner: Join,
+    /// What `(bytes, rows)` of build rows are charged as they join a
+    /// block: for a fed inner join, the hash join's [`expansion`]; for a
+    /// collected one, room for the kernel's memory over the block and over
+    /// a chunk of probe rows no larger than the block.
+    pub(super) cost: &'a (dyn Fn(usize, usize) -> usize + Sync),
+    /// Whether a collected inner join's chunks of probe rows are no
+    /// larger than the block (a kernel that holds both sides); else they
+    /// are the larger of the batch size and 8,192 rows.
+    pub(super) small_chunks: bool,
+}
 
 /// What a join type outputs of one side's rows on their own.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -79,41 +113,29 @@ fn numbers(batch: &RecordBatch, i: usize) -> Result<&UInt64Array> {
         })
 }
 
-/// Joins the partition `build` x `probe` of `join` block by block.
+/// Joins `build` x `probe` block by block (see the module docs).
 pub(super) fn join_blocks(
     run: &Run<'_>,
-    join: &SpillJoin<'_>,
+    join: &Blocked<'_>,
     build: &SpillFile,
     probe: &SpillFile,
     out: &Sink<'_>,
 ) -> Result<()> {
-    let metrics = &join.plan.metrics;
+    let plan = join.shape.plan;
+    let metrics = &plan.metrics;
     metrics
         .spill
         .blocks
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let hash = join.hash;
-    let join_type = hash.join_type();
-    let build_side = hash.built_side();
+    let join_type = join.join_type;
+    let build_side = join.build_side;
     let probe_side = other(build_side);
     let t = tracks(join_type, build_side);
     let pairs = matches!(
         join_type,
         JoinType::Inner | JoinType::Left | JoinType::Right | JoinType::Full
     );
-    let mut kernel = HashJoin::new(JoinType::Inner, hash.on().to_vec())
-        .build_side(build_side)
-        .mode(HashJoinMode::Broadcast)
-        .null_equal(hash.is_null_equal());
-    *kernel.options_mut() = hash.options().clone();
-    kernel.options_mut().left_projection = None;
-    kernel.options_mut().right_projection = None;
-    let kernel: Join = kernel.into();
-    let Some(fed) = kernel.fed() else {
-        return Err(ExecError::Unsupported(
-            "internal: a block join without a fed kernel".into(),
-        ));
-    };
+    let kernel = &join.inner;
     let build_schema = numbered_schema(build.schema());
     let probe_schema = numbered_schema(probe.schema());
     let (n_left, n_right) = match build_side {
@@ -131,9 +153,7 @@ pub(super) fn join_blocks(
     let mut first = 0u64;
     loop {
         // One block: as many build rows as fit.
-        let mut charge = run
-            .budget_of(join.plan)
-            .try_reserve("a hash join block", 0)?;
+        let mut charge = run.budget_of(plan).try_reserve("a join block", 0)?;
         let mut block = Vec::new();
         loop {
             let b = match carry.take() {
@@ -144,7 +164,7 @@ pub(super) fn join_blocks(
                 },
             };
             if charge
-                .grow_spillable(expansion(batch_bytes(&b), b.num_rows()))
+                .grow_spillable((join.cost)(batch_bytes(&b), b.num_rows()))
                 .is_ok()
             {
                 block.push(b);
@@ -155,7 +175,7 @@ pub(super) fn join_blocks(
                 let mut n = b.num_rows() / 2;
                 loop {
                     let head = b.slice(0, n.max(1));
-                    match charge.grow_spillable(expansion(batch_bytes(&head), head.num_rows())) {
+                    match charge.grow_spillable((join.cost)(batch_bytes(&head), head.num_rows())) {
                         Ok(()) => break,
                         Err(e) if n <= 1 => return Err(e.into()),
                         Err(_) => n /= 2,
@@ -204,27 +224,49 @@ pub(super) fn join_blocks(
                 }
             }
             if pairs {
-                out(pair_output(join, &b, n_left)?)?;
+                out(pair_output(join.shape, &b, n_left)?)?;
             }
             Ok(())
         };
-        let feed = |push: &(dyn Fn(RecordBatch) -> tenon_kernels::Result<()> + Sync)| {
-            let mut at = 0u64;
-            let reader = probe.read().map_err(ExecError::into_kernel)?;
-            reader
-                .map(|b| {
-                    let b = b?;
-                    let n = numbered(&b, &probe_schema, at);
-                    at += b.num_rows() as u64;
-                    n
-                })
-                .par_bridge()
-                .try_for_each(|b| push(b.map_err(ExecError::into_kernel)?))
-        };
         let start = std::time::Instant::now();
-        let result = fed.for_each_fed(l, r, &feed, &|b| sink(b).map_err(ExecError::into_kernel));
+        let result = match kernel.fed() {
+            Some(fed) => {
+                let feed = |push: &(dyn Fn(RecordBatch) -> tenon_kernels::Result<()> + Sync)| {
+                    let mut at = 0u64;
+                    let reader = probe.read().map_err(ExecError::into_kernel)?;
+                    reader
+                        .map(|b| {
+                            let b = b?;
+                            let n = numbered(&b, &probe_schema, at);
+                            at += b.num_rows() as u64;
+                            n
+                        })
+                        .par_bridge()
+                        .try_for_each(|b| push(b.map_err(ExecError::into_kernel)?))
+                };
+                fed.for_each_fed(l, r, &feed, &|b| sink(b).map_err(ExecError::into_kernel))
+                    .map_err(ExecError::from)
+            }
+            None => {
+                let most = if join.small_chunks {
+                    (block_rows, block_bytes)
+                } else {
+                    (run.batch_size.max(8192), usize::MAX)
+                };
+                chunks(probe, &probe_schema, most, &|chunk| {
+                    let chunk = JoinInput::new(probe_schema.clone(), chunk);
+                    let (l, r) = match build_side {
+                        JoinSide::Left => (&build_input, &chunk),
+                        JoinSide::Right => (&chunk, &build_input),
+                    };
+                    kernel
+                        .for_each(l, r, &|b| sink(b).map_err(ExecError::into_kernel))
+                        .map_err(ExecError::from)
+                })
+            }
+        };
         metrics.add_time(start.elapsed());
-        result.map_err(ExecError::from)?;
+        result?;
         drop(build_input);
         if let Some(keep) = side_keep(join_type, build_side) {
             let matched = build_matched
@@ -233,7 +275,7 @@ pub(super) fn join_blocks(
             let mut at = 0;
             for b in &block {
                 let n = b.num_rows();
-                emit_side(join, build_side, keep, b, &matched[at..at + n], out)?;
+                emit_side(join.shape, build_side, keep, b, &matched[at..at + n], out)?;
                 at += n;
             }
         }
@@ -246,17 +288,60 @@ pub(super) fn join_blocks(
         for b in probe.read()? {
             let b = b?;
             let n = b.num_rows();
-            emit_side(join, probe_side, keep, &b, &matched[at..at + n], out)?;
+            emit_side(join.shape, probe_side, keep, &b, &matched[at..at + n], out)?;
             at += n;
         }
     }
     Ok(())
 }
 
+/// The rows of `probe`, numbered from 0, passed to `join` a chunk at a
+/// time: at most `most` = `(rows, bytes)` (estimated from each batch's
+/// bytes a row), and at least one row.
+fn chunks(
+    probe: &SpillFile,
+    schema: &SchemaRef,
+    most: (usize, usize),
+    join: &dyn Fn(Vec<RecordBatch>) -> Result<()>,
+) -> Result<()> {
+    let mut chunk = Vec::new();
+    let (mut rows, mut bytes, mut at) = (0usize, 0usize, 0u64);
+    for b in probe.read()? {
+        let b = b?;
+        let n = b.num_rows();
+        let row_bytes = batch_bytes(&b).div_ceil(n.max(1)).max(1);
+        let mut from = 0;
+        while from < n {
+            let room = most
+                .0
+                .saturating_sub(rows)
+                .min(most.1.saturating_sub(bytes) / row_bytes)
+                .max(usize::from(chunk.is_empty()));
+            if room == 0 {
+                join(std::mem::take(&mut chunk))?;
+                (rows, bytes) = (0, 0);
+                continue;
+            }
+            let take = room.min(n - from);
+            chunk.push(numbered(&b.slice(from, take), schema, at)?);
+            (rows, bytes, at, from) = (
+                rows + take,
+                bytes + take * row_bytes,
+                at + take as u64,
+                from + take,
+            );
+        }
+    }
+    if chunk.is_empty() {
+        return Ok(());
+    }
+    join(chunk)
+}
+
 /// An INNER output batch of numbered inputs as the join's output: the
 /// projected columns of both sides, without the row numbers.
-fn pair_output(join: &SpillJoin<'_>, b: &RecordBatch, n_left: usize) -> Result<RecordBatch> {
-    let options = join.hash.options();
+fn pair_output(shape: Shape<'_>, b: &RecordBatch, n_left: usize) -> Result<RecordBatch> {
+    let options = shape.options;
     let n_right = b.num_columns() - n_left - 2;
     let left: Vec<usize> = options
         .left_projection
@@ -271,14 +356,42 @@ fn pair_output(join: &SpillJoin<'_>, b: &RecordBatch, n_left: usize) -> Result<R
         .map(|&i| b.column(i).clone())
         .chain(right.iter().map(|&j| b.column(n_left + 1 + j).clone()))
         .collect();
-    RecordBatch::try_new(join.plan.schema.clone(), columns)
-        .map_err(|e| ExecError::arrow("a spilled join's output", e))
+    output(shape, columns, b.num_rows())
+}
+
+/// A batch of `side`'s input as the join outputs that side alone: its
+/// projected columns (a semi or anti join's output).
+pub(super) fn project_side(
+    shape: Shape<'_>,
+    side: JoinSide,
+    batch: &RecordBatch,
+) -> Result<RecordBatch> {
+    let projection = match side {
+        JoinSide::Left => &shape.options.left_projection,
+        JoinSide::Right => &shape.options.right_projection,
+    };
+    let columns = match projection {
+        Some(p) => p.iter().map(|&i| batch.column(i).clone()).collect(),
+        None => batch.columns().to_vec(),
+    };
+    output(shape, columns, batch.num_rows())
+}
+
+/// An output batch of `rows` rows (which a join without output columns,
+/// under a `count(*)`, still has).
+fn output(shape: Shape<'_>, columns: Vec<ArrayRef>, rows: usize) -> Result<RecordBatch> {
+    RecordBatch::try_new_with_options(
+        shape.plan.schema.clone(),
+        columns,
+        &arrow_array::RecordBatchOptions::new().with_row_count(Some(rows)),
+    )
+    .map_err(|e| ExecError::arrow("a spilled join's output", e))
 }
 
 /// The rows of `batch` (one side's, unnumbered) that `keep` selects by
 /// `matched`, as the join outputs them.
 pub(super) fn emit_side(
-    join: &SpillJoin<'_>,
+    shape: Shape<'_>,
     side: JoinSide,
     keep: Keep,
     batch: &RecordBatch,
@@ -295,10 +408,10 @@ pub(super) fn emit_side(
     let rows = arrow_select::filter::filter_record_batch(batch, &mask)
         .map_err(|e| ExecError::arrow("a spilled join's output", e))?;
     let Keep::Unmatched { null_extend: true } = keep else {
-        return out(project_side(join, side, &rows)?);
+        return out(project_side(shape, side, &rows)?);
     };
-    let options = join.hash.options();
-    let schema = &join.plan.schema;
+    let options = shape.options;
+    let schema = &shape.plan.schema;
     let n_left_out = match &options.left_projection {
         Some(p) => p.len(),
         None => match side {
@@ -327,7 +440,5 @@ pub(super) fn emit_side(
             .collect(),
         JoinSide::Right => nulls(0..n_left_out).into_iter().chain(own).collect(),
     };
-    let batch = RecordBatch::try_new(schema.clone(), columns)
-        .map_err(|e| ExecError::arrow("a spilled join's output", e))?;
-    out(batch)
+    out(output(shape, columns, n)?)
 }

@@ -42,7 +42,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use rayon::prelude::*;
 
-use super::block;
+use super::block::{self, Blocked, Shape, project_side};
 use super::file::{SpillFile, SpillWriter};
 use super::partition::{PARTITIONS, Splitter};
 use crate::exec::plan::{OperatorMetrics, PhysicalPlan};
@@ -127,6 +127,14 @@ pub(in crate::exec) struct SpillJoin<'a> {
 impl SpillJoin<'_> {
     fn build_side(&self) -> JoinSide {
         self.hash.built_side()
+    }
+
+    /// The join's output.
+    pub(super) fn shape(&self) -> Shape<'_> {
+        Shape {
+            plan: self.plan,
+            options: self.hash.options(),
+        }
     }
 
     fn not_in(&self) -> bool {
@@ -274,7 +282,7 @@ impl Parted {
 }
 
 /// The rows of `batch` with a NULL in a key column, and the others.
-fn null_key_rows(
+pub(super) fn null_key_rows(
     batch: &RecordBatch,
     keys: &[usize],
 ) -> Result<(Option<RecordBatch>, RecordBatch)> {
@@ -453,7 +461,7 @@ impl Run<'_> {
                 if let (Some(nulls), Some(keep)) = (nulls, probe_keep) {
                     probe_rows.fetch_add(nulls.num_rows() as u64, Ordering::Relaxed);
                     block::emit_side(
-                        join,
+                        join.shape(),
                         probe_side,
                         keep,
                         &nulls,
@@ -532,7 +540,7 @@ impl Run<'_> {
             && not_in
         {
             for b in nulls.read()? {
-                out(project_side(join, JoinSide::Left, &b?)?)?;
+                out(project_side(join.shape(), JoinSide::Left, &b?)?)?;
             }
         }
         // The build side's NULL-key rows, unmatched.
@@ -541,7 +549,14 @@ impl Run<'_> {
         {
             for b in nulls.read()? {
                 let b = b?;
-                block::emit_side(join, side, keep, &b, &vec![false; b.num_rows()], out)?;
+                block::emit_side(
+                    join.shape(),
+                    side,
+                    keep,
+                    &b,
+                    &vec![false; b.num_rows()],
+                    out,
+                )?;
             }
         }
         Ok(())
@@ -619,13 +634,13 @@ impl Run<'_> {
         }
         if level < MAX_LEVEL {
             let side = join.build_side();
-            let builds = self.resplit(join, &build, join.splitter(side, level))?;
+            let builds = self.split_file(metrics, &build, join.splitter(side, level))?;
             // A split that leaves every row in one partition cannot help:
             // one key, or keys whose hashes agree.
             if builds.iter().flatten().filter(|f| f.rows() > 0).count() > 1 {
                 let (build_schema, probe_schema) = (build.schema().clone(), probe.schema().clone());
                 drop(build);
-                let probes = self.resplit(join, &probe, join.splitter(other(side), level))?;
+                let probes = self.split_file(metrics, &probe, join.splitter(other(side), level))?;
                 drop(probe);
                 let empty = |schema: &SchemaRef| self.spill.writer(schema, metrics)?.finish();
                 for (b, p) in builds.into_iter().zip(probes) {
@@ -640,17 +655,33 @@ impl Run<'_> {
                 return Ok(());
             }
         }
-        block::join_blocks(self, join, &build, &probe, out)
+        let side = join.build_side();
+        let mut inner = HashJoin::new(JoinType::Inner, join.hash.on().to_vec())
+            .build_side(side)
+            .mode(HashJoinMode::Broadcast)
+            .null_equal(join.hash.is_null_equal());
+        *inner.options_mut() = join.hash.options().clone();
+        inner.options_mut().left_projection = None;
+        inner.options_mut().right_projection = None;
+        let blocked = Blocked {
+            shape: join.shape(),
+            join_type: join.hash.join_type(),
+            build_side: side,
+            inner: inner.into(),
+            cost: &expansion,
+            small_chunks: false,
+        };
+        block::join_blocks(self, &blocked, &build, &probe, out)
     }
 
-    /// `file` split by `splitter` into one new file per partition.
-    fn resplit(
+    /// `file` split by `splitter` into one new file per partition (none
+    /// for a partition without rows).
+    pub(super) fn split_file(
         &self,
-        join: &SpillJoin<'_>,
+        metrics: &Arc<OperatorMetrics>,
         file: &SpillFile,
         splitter: Splitter,
     ) -> Result<Vec<Option<SpillFile>>> {
-        let metrics = &join.plan.metrics;
         let mut writers: Vec<Option<SpillWriter>> = (0..PARTITIONS).map(|_| None).collect();
         for b in file.read()? {
             for (p, piece) in splitter.split(&b?)?.parts {
@@ -703,25 +734,6 @@ pub(super) fn tracks(join_type: JoinType, build_side: JoinSide) -> Tracks {
             probe: left,
         },
     }
-}
-
-/// A batch of `side`'s input as the join outputs that side alone: its
-/// projected columns (a semi or anti join's output).
-pub(super) fn project_side(
-    join: &SpillJoin<'_>,
-    side: JoinSide,
-    batch: &RecordBatch,
-) -> Result<RecordBatch> {
-    let projection = match side {
-        JoinSide::Left => &join.hash.options().left_projection,
-        JoinSide::Right => &join.hash.options().right_projection,
-    };
-    let columns = match projection {
-        Some(p) => p.iter().map(|&i| batch.column(i).clone()).collect(),
-        None => batch.columns().to_vec(),
-    };
-    RecordBatch::try_new(join.plan.schema.clone(), columns)
-        .map_err(|e| ExecError::arrow("a spilled join's output", e))
 }
 
 /// The other side.

@@ -20,6 +20,14 @@
 //!   does not fit, and joined in blocks (module `block`) when it cannot be
 //!   split (one key with more rows than the memory holds).
 //!
+//! * Module `collected` runs the joins whose kernels take both inputs
+//!   collected (sort-merge, nested loop): both sides split by key hash
+//!   into pairs of partitions joined one at a time, or joined in blocks
+//!   when there are no keys.
+//! * Module `set_op` runs INTERSECT/EXCEPT ALL: both inputs split by
+//!   value, each pair of partitions counted and taken on its own.
+//! * Module `spool` collects an input in memory while it fits, else in a
+//!   spill file (the inputs of the two modules above).
 //! * Module `sort` is the external merge sort of ORDER BY: sorted runs
 //!   written when the rows do not fit, merged a bounded number at a time.
 //!
@@ -28,10 +36,13 @@
 //! they name the directory and the bytes written so far.
 
 mod block;
+pub(super) mod collected;
 mod file;
 pub(super) mod hash_join;
 mod partition;
+pub(super) mod set_op;
 pub(super) mod sort;
+mod spool;
 
 pub use file::SpillSettings;
 pub(crate) use file::SpillSpace;

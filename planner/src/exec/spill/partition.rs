@@ -60,10 +60,9 @@ impl Splitter {
                 arrow_buffer::NullBuffer::union(acc.as_ref(), n.as_ref())
             })
             .map_or(0, |n| n.null_count());
-        let salt = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(u64::from(self.level) + 1);
         let parts = key_hashes(&cols, self.null_equal)?
             .into_iter()
-            .map(|h| (hash_u64(h ^ salt) >> (64 - PARTITION_BITS)) as u32)
+            .map(|h| partition_of(h, self.level))
             .collect();
         Ok((parts, null_keys))
     }
@@ -72,47 +71,59 @@ impl Splitter {
     /// of it falls in one).
     pub(super) fn split(&self, batch: &RecordBatch) -> Result<Split> {
         let (parts, null_keys) = self.partitions(batch)?;
-        let mut counts = [0u32; PARTITIONS];
-        for &p in &parts {
-            counts[p as usize] += 1;
-        }
-        if let Some(p) = counts
-            .iter()
-            .position(|&c| c as usize == batch.num_rows() && c > 0)
-        {
-            return Ok(Split {
-                parts: vec![(p, batch.clone())],
-                null_keys,
-            });
-        }
-        let mut starts = [0u32; PARTITIONS];
-        let mut at = 0;
-        for (s, c) in starts.iter_mut().zip(counts) {
-            *s = at;
-            at += c;
-        }
-        let mut order = vec![0u32; parts.len()];
-        let mut next = starts;
-        for (row, &p) in parts.iter().enumerate() {
-            order[next[p as usize] as usize] = row as u32;
-            next[p as usize] += 1;
-        }
-        let order = UInt32Array::from(order);
-        let mut out = Vec::new();
-        for p in 0..PARTITIONS {
-            if counts[p] == 0 {
-                continue;
-            }
-            let idx = order.slice(starts[p] as usize, counts[p] as usize);
-            let rows = arrow_select::take::take_record_batch(batch, &idx)
-                .map_err(|e| ExecError::arrow("splitting a spilled join's rows", e))?;
-            out.push((p, rows));
-        }
         Ok(Split {
-            parts: out,
+            parts: split_by(batch, &parts)?,
             null_keys,
         })
     }
+}
+
+/// The partition of a row whose key hashes to `hash`, at recursion
+/// `level` (the hash mixed with the level's salt: a partition split again
+/// spreads over all the next level's partitions).
+pub(super) fn partition_of(hash: u64, level: u32) -> u32 {
+    let salt = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(u64::from(level) + 1);
+    (hash_u64(hash ^ salt) >> (64 - PARTITION_BITS)) as u32
+}
+
+/// The rows of `batch` grouped by their partition `parts[row]`: `(partition,
+/// its rows)` for the partitions with rows, in partition order (the batch
+/// itself when all of it falls in one).
+pub(super) fn split_by(batch: &RecordBatch, parts: &[u32]) -> Result<Vec<(usize, RecordBatch)>> {
+    let mut counts = [0u32; PARTITIONS];
+    for &p in parts {
+        counts[p as usize] += 1;
+    }
+    if let Some(p) = counts
+        .iter()
+        .position(|&c| c as usize == batch.num_rows() && c > 0)
+    {
+        return Ok(vec![(p, batch.clone())]);
+    }
+    let mut starts = [0u32; PARTITIONS];
+    let mut at = 0;
+    for (s, c) in starts.iter_mut().zip(counts) {
+        *s = at;
+        at += c;
+    }
+    let mut order = vec![0u32; parts.len()];
+    let mut next = starts;
+    for (row, &p) in parts.iter().enumerate() {
+        order[next[p as usize] as usize] = row as u32;
+        next[p as usize] += 1;
+    }
+    let order = UInt32Array::from(order);
+    let mut out = Vec::new();
+    for p in 0..PARTITIONS {
+        if counts[p] == 0 {
+            continue;
+        }
+        let idx = order.slice(starts[p] as usize, counts[p] as usize);
+        let rows = arrow_select::take::take_record_batch(batch, &idx)
+            .map_err(|e| ExecError::arrow("splitting spilled rows", e))?;
+        out.push((p, rows));
+    }
+    Ok(out)
 }
 
 /// A batch split with some partitions kept together: see

@@ -363,6 +363,10 @@ fn gathered(
         })
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| ExecError::arrow("merging sorted runs (ORDER BY)", e))?;
-    RecordBatch::try_new(schema.clone(), columns)
-        .map_err(|e| ExecError::arrow("merging sorted runs (ORDER BY)", e))
+    RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &arrow_array::RecordBatchOptions::new().with_row_count(Some(picked.len())),
+    )
+    .map_err(|e| ExecError::arrow("merging sorted runs (ORDER BY)", e))
 }

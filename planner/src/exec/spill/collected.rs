@@ -1,0 +1,385 @@
+//! Joins whose kernels take both inputs collected (sort-merge, nested
+//! loop) under a memory limit.
+//!
+//! Both inputs are collected at once, each batch charged for its rows and
+//! for what the kernel adds to them ([`expansion`]). A side whose next
+//! batch does not fit goes to a spill file: the rows it held, then every
+//! later batch. When both sides fit, the kernel runs as without a limit.
+//! Otherwise:
+//!
+//! * A join on equality keys (sort-merge) splits both sides into
+//!   [`PARTITIONS`] by key hash (module `partition`, the hash join's
+//!   split): matching pairs never cross partitions, so each pair of
+//!   partitions is a join of its own, decided by the kernel when both fit,
+//!   split again with the next level's hash when they do not (at most
+//!   [`MAX_LEVEL`] levels), and joined in blocks (module `block`) when a
+//!   split does not make them smaller (one key).
+//! * A join without keys (nested loop) runs in blocks: the smaller side
+//!   in blocks that fit, each joined with every row of the other side.
+//!
+//! NOT IN ([`JoinType::LeftAntiNullAware`]) has global rules: a NULL key
+//! on the right empties the result, an empty right side keeps every left
+//! row; otherwise left rows with a NULL key go, and every partition runs
+//! as a plain anti join.
+//!
+//! Not run this way (they fail at the limit, naming it): the temporal and
+//! as-of joins, whose right input's row order breaks ties, and NOT IN
+//! without equality keys (a nested loop deciding on predicates that may
+//! be NULL).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use arrow_schema::SchemaRef;
+
+use super::block::{self, Blocked, Shape, project_side};
+use super::file::SpillFile;
+use super::hash_join::{MAX_LEVEL, expansion, null_key_rows, tracks};
+use super::partition::Splitter;
+use super::spool::Spooled;
+use crate::exec::join_run::run_collected;
+use crate::exec::plan::{OperatorMetrics, PhysicalPlan};
+use crate::exec::run::{Run, Sink};
+use crate::exec::{ExecError, Result};
+use tenon_kernels::{
+    HashJoin, HashJoinMode, Join, JoinInput, JoinKernel, JoinSide, JoinType, Strategy, batch_bytes,
+};
+
+/// The join of a spilled pair of inputs: its kernel and what decides its
+/// partitions.
+struct Collected<'a> {
+    plan: &'a PhysicalPlan,
+    /// The kernel each pair of partitions runs (a plain anti join for NOT
+    /// IN, whose NULL rules are settled before).
+    kernel: Join,
+    /// The INNER join of the same keys and conditions, without
+    /// projections (the block join's: a hash join when there are keys and
+    /// no range conditions, else the kernel itself).
+    inner: Join,
+    /// Equality keys, and whether NULL equals NULL.
+    keys: Option<(Vec<(usize, usize)>, bool)>,
+}
+
+/// Bytes charged for `bytes` of `rows` held rows of `side` that `kernel`
+/// joins: the rows and the kernel's [`JoinKernel::memory_bound`] for them
+/// (the hash join's [`expansion`] for a kernel that gives none).
+fn cost(kernel: &Join, side: JoinSide, bytes: usize, rows: usize) -> usize {
+    let (these, none) = ((rows, bytes), (0, 0));
+    let (l, r) = match side {
+        JoinSide::Left => (these, none),
+        JoinSide::Right => (none, these),
+    };
+    kernel
+        .memory_bound(l, r)
+        .map_or_else(|| expansion(bytes, rows), |m| m.saturating_add(bytes))
+}
+
+impl Collected<'_> {
+    fn shape(&self) -> Shape<'_> {
+        Shape {
+            plan: self.plan,
+            options: self.kernel.options(),
+        }
+    }
+
+    fn splitter(&self, side: JoinSide, level: u32) -> Option<Splitter> {
+        self.keys.as_ref().map(|(on, null_equal)| Splitter {
+            keys: on
+                .iter()
+                .map(|&(l, r)| if side == JoinSide::Left { l } else { r })
+                .collect(),
+            null_equal: *null_equal,
+            level,
+        })
+    }
+}
+
+/// Whether `join` of `plan` can run by [`Run::spilling_collected_join`]:
+/// a kernel that takes both inputs collected and runs as an INNER join
+/// (the block join's), and no time join (whose right input's order
+/// breaks ties).
+pub(in crate::exec) fn spills(join: &Join, time_join: bool) -> bool {
+    // (NOT IN without keys decides on predicates that are NULL, which an
+    // INNER join's pairs do not show.)
+    let not_in_without_keys =
+        join.join_type() == JoinType::LeftAntiNullAware && join.equi_keys().is_none();
+    !time_join
+        && !not_in_without_keys
+        && join.fed().is_none()
+        && join.retyped(JoinType::Inner).is_some()
+}
+
+impl Run<'_> {
+    /// Runs `join` (the node `plan`, over `left` and `right`) under the
+    /// memory limit, spilling what does not fit (see the module docs).
+    pub(in crate::exec) fn spilling_collected_join(
+        &self,
+        plan: &PhysicalPlan,
+        join: &Join,
+        left: &PhysicalPlan,
+        right: &PhysicalPlan,
+        out: &Sink<'_>,
+    ) -> Result<()> {
+        let (l_cost, r_cost) = (
+            |bytes, rows| cost(join, JoinSide::Left, bytes, rows),
+            |bytes, rows| cost(join, JoinSide::Right, bytes, rows),
+        );
+        let (l, r) = rayon::join(
+            || self.spool(plan, left, "the join's collected left input", &l_cost),
+            || self.spool(plan, right, "the join's collected right input", &r_cost),
+        );
+        let (l, r) = (l?, r?);
+        let (l, r) = match (l, r) {
+            (
+                Spooled::Memory {
+                    batches: lb,
+                    bytes: l_bytes,
+                    charge: mut lc,
+                },
+                Spooled::Memory {
+                    batches: rb,
+                    bytes: r_bytes,
+                    charge: mut rc,
+                },
+            ) => {
+                // The kernel charges its own copies and tables.
+                lc.shrink(lc.size().saturating_sub(l_bytes));
+                rc.shrink(rc.size().saturating_sub(r_bytes));
+                let l_in = JoinInput::new(left.schema.clone(), lb);
+                let r_in = JoinInput::new(right.schema.clone(), rb);
+                return run_collected(plan, join, &l_in, &r_in, out);
+            }
+            (l, r) => (
+                self.to_file(plan, l, &left.schema)?,
+                self.to_file(plan, r, &right.schema)?,
+            ),
+        };
+        let not_in = join.join_type() == JoinType::LeftAntiNullAware;
+        let retyped = |t: JoinType| {
+            join.retyped(t).ok_or_else(|| {
+                ExecError::Unsupported(format!(
+                    "internal: the {} join cannot run as a {t:?} join",
+                    join.strategy()
+                ))
+            })
+        };
+        // The block join's INNER join: a hash join on the keys (which
+        // needs little memory beside its block) unless there are range
+        // conditions, which only the kernel itself decides.
+        let mut inner = match join.equi_keys() {
+            Some((on, null_equal)) if join.range_conditions().is_empty() => {
+                let mut h = HashJoin::new(JoinType::Inner, on.to_vec())
+                    .mode(HashJoinMode::Broadcast)
+                    .null_equal(null_equal);
+                *h.options_mut() = join.options().clone();
+                Join::from(h)
+            }
+            _ => retyped(JoinType::Inner)?,
+        };
+        inner.options_mut().left_projection = None;
+        inner.options_mut().right_projection = None;
+        let c = Collected {
+            plan,
+            kernel: if not_in {
+                retyped(JoinType::LeftAnti)?
+            } else {
+                join.clone()
+            },
+            inner,
+            keys: join.equi_keys().map(|(on, ne)| (on.to_vec(), ne)),
+        };
+        let metrics = &plan.metrics;
+        let (Some(ls), Some(rs)) = (
+            c.splitter(JoinSide::Left, 0),
+            c.splitter(JoinSide::Right, 0),
+        ) else {
+            // No keys: blocks of the smaller side against the other.
+            return self.blocks(&c, &l, &r, out);
+        };
+        if not_in {
+            if r.rows() == 0 {
+                for b in l.read()? {
+                    out(project_side(c.shape(), JoinSide::Left, &b?)?)?;
+                }
+                return Ok(());
+            }
+            if self.has_null_key(&r, &rs.keys)? {
+                return Ok(());
+            }
+        }
+        let lefts = if not_in {
+            self.split_file_without_nulls(metrics, &l, ls)?
+        } else {
+            self.split_file(metrics, &l, ls)?
+        };
+        let rights = self.split_file(metrics, &r, rs)?;
+        let schemas = (l.schema().clone(), r.schema().clone());
+        drop((l, r));
+        self.join_pairs(&c, lefts, rights, (&schemas.0, &schemas.1), 1, out)
+    }
+
+    /// Whether a row of `file` has a NULL in a column of `keys`.
+    fn has_null_key(&self, file: &SpillFile, keys: &[usize]) -> Result<bool> {
+        for b in file.read()? {
+            if null_key_rows(&b?, keys)?.0.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// `file` split by `splitter`, its rows with a NULL key dropped (NOT
+    /// IN's left side against a right side without NULLs).
+    fn split_file_without_nulls(
+        &self,
+        metrics: &Arc<OperatorMetrics>,
+        file: &SpillFile,
+        splitter: Splitter,
+    ) -> Result<Vec<Option<SpillFile>>> {
+        let mut w = self.spill.writer(file.schema(), metrics)?;
+        for b in file.read()? {
+            w.write(&null_key_rows(&b?, &splitter.keys)?.1)?;
+        }
+        let kept = w.finish()?;
+        self.split_file(metrics, &kept, splitter)
+    }
+
+    /// Joins partition `i` of `lefts` with partition `i` of `rights`, for
+    /// every `i` (a missing partition: no rows, of `schemas`).
+    fn join_pairs(
+        &self,
+        c: &Collected<'_>,
+        lefts: Vec<Option<SpillFile>>,
+        rights: Vec<Option<SpillFile>>,
+        schemas: (&SchemaRef, &SchemaRef),
+        level: u32,
+        out: &Sink<'_>,
+    ) -> Result<()> {
+        let metrics = &c.plan.metrics;
+        let empty = |schema: &SchemaRef| self.spill.writer(schema, metrics)?.finish();
+        for (l, r) in lefts.into_iter().zip(rights) {
+            let (l, r) = match (l, r) {
+                (None, None) => continue,
+                (Some(l), Some(r)) => (l, r),
+                (Some(l), None) => (l, empty(schemas.1)?),
+                (None, Some(r)) => (empty(schemas.0)?, r),
+            };
+            self.join_pair(c, l, r, level, out)?;
+        }
+        Ok(())
+    }
+
+    /// Joins one pair of partitions: read back when both fit, else split
+    /// again or joined in blocks.
+    fn join_pair(
+        &self,
+        c: &Collected<'_>,
+        l: SpillFile,
+        r: SpillFile,
+        level: u32,
+        out: &Sink<'_>,
+    ) -> Result<()> {
+        let metrics = &c.plan.metrics;
+        metrics
+            .spill
+            .depth
+            .fetch_max(u64::from(level), Ordering::Relaxed);
+        // (Right as the build side: `build` is the right side's rows.)
+        let t = tracks(c.kernel.join_type(), JoinSide::Right);
+        if (l.rows() == 0 && !t.build) || (r.rows() == 0 && !t.probe) {
+            return Ok(());
+        }
+        let need = cost(&c.kernel, JoinSide::Left, l.bytes(), l.rows()).saturating_add(cost(
+            &c.kernel,
+            JoinSide::Right,
+            r.bytes(),
+            r.rows(),
+        ));
+        let mut charge = self
+            .budget_of(c.plan)
+            .try_reserve("a spilled join partition", 0)?;
+        if charge.grow_spillable(need).is_ok() {
+            let lb = l.read()?.collect::<Result<Vec<_>>>()?;
+            let rb = r.read()?.collect::<Result<Vec<_>>>()?;
+            let held: usize = lb.iter().chain(&rb).map(batch_bytes).sum();
+            charge.shrink(need.saturating_sub(held));
+            let l_in = JoinInput::new(l.schema().clone(), lb);
+            let r_in = JoinInput::new(r.schema().clone(), rb);
+            drop((l, r));
+            return run_collected(c.plan, &c.kernel, &l_in, &r_in, out);
+        }
+        drop(charge);
+        if level < MAX_LEVEL
+            && let (Some(ls), Some(rs)) = (
+                c.splitter(JoinSide::Left, level),
+                c.splitter(JoinSide::Right, level),
+            )
+        {
+            // A split helps when it spreads the larger side's rows.
+            let (larger, split) = if l.bytes() >= r.bytes() {
+                (&l, &ls)
+            } else {
+                (&r, &rs)
+            };
+            let parts = self.split_file(metrics, larger, split.clone())?;
+            if parts.iter().flatten().filter(|f| f.rows() > 0).count() > 1 {
+                let (lefts, rights) = if l.bytes() >= r.bytes() {
+                    (parts, self.split_file(metrics, &r, rs)?)
+                } else {
+                    (self.split_file(metrics, &l, ls)?, parts)
+                };
+                let schemas = (l.schema().clone(), r.schema().clone());
+                drop((l, r));
+                return self.join_pairs(c, lefts, rights, (&schemas.0, &schemas.1), level + 1, out);
+            }
+        }
+        self.blocks(c, &l, &r, out)
+    }
+
+    /// `l` x `r` joined in blocks: of the side the inner join holds, or
+    /// of the smaller side when it holds either (the hash join) or both
+    /// (sort-merge with range conditions).
+    fn blocks(
+        &self,
+        c: &Collected<'_>,
+        l: &SpillFile,
+        r: &SpillFile,
+        out: &Sink<'_>,
+    ) -> Result<()> {
+        let smaller = if l.bytes() <= r.bytes() {
+            JoinSide::Left
+        } else {
+            JoinSide::Right
+        };
+        let (inner, build_side) = match (c.inner.fed(), c.inner.held_side()) {
+            (Some(fed), _) => (fed.building(smaller, Strategy::Broadcast), smaller),
+            (None, Some(side)) => (c.inner.clone(), side),
+            (None, None) => (c.inner.clone(), smaller),
+        };
+        let (build, probe) = match build_side {
+            JoinSide::Left => (l, r),
+            JoinSide::Right => (r, l),
+        };
+        let fed = inner.fed().is_some();
+        let small_chunks = !fed && inner.held_side().is_none();
+        let room = |bytes: usize, rows: usize| {
+            if fed {
+                expansion(bytes, rows)
+            } else {
+                let kernel = cost(&inner, build_side, bytes, rows);
+                // Room for a chunk as large as the block when the kernel
+                // holds the chunk too.
+                kernel.saturating_mul(if small_chunks { 2 } else { 1 })
+            }
+        };
+        let blocked = Blocked {
+            shape: c.shape(),
+            join_type: c.kernel.join_type(),
+            build_side,
+            inner: inner.clone(),
+            cost: &room,
+            small_chunks,
+        };
+        block::join_blocks(self, &blocked, build, probe, out)
+    }
+}
