@@ -126,6 +126,7 @@ mod tests {
                 strategy: s.to_string(),
                 runs_s: t.clone(),
                 peak_memory_bytes: 0,
+                spilled_bytes: 0,
                 instructions: None,
             })
             .collect();

@@ -16,6 +16,7 @@
 //!       "median_s": 0.0060, "min_s": 0.0059, "max_s": 0.0065,
 //!       "probe_rows_per_s": 1.6e8,               // probe rows / median
 //!       "peak_memory_bytes": 24576,              // most the kernel reserved at once
+//!       "spilled_bytes": 0,                      // spill files written (under a memory_limit)
 //!       "instructions": 1234567                  // one run, callgrind, 1 thread; or null
 //!     }, ...],
 //!     "fastest": "SHUFFLE_HASH",
@@ -91,6 +92,10 @@ pub struct StrategyTiming {
     /// Peak bytes the kernel reserved (tables, copies, sort buffers; the
     /// inputs and the output are not counted), the largest over the runs.
     pub peak_memory_bytes: u64,
+    /// Bytes of spill files written, the largest over the runs (only a
+    /// run under `--set memory_limit=X` spills; 0 otherwise, and in a
+    /// report written before the field existed).
+    pub spilled_bytes: u64,
     /// Instructions of one run, counted by callgrind on one thread
     /// (`--measure instructions`); `None` when not counted.
     pub instructions: Option<u64>,
@@ -226,6 +231,7 @@ fn workload_json(w: &WorkloadReport) -> Value {
                 "max_s": s.max_s(),
                 "probe_rows_per_s": if median > 0.0 { w.probe_rows as f64 / median } else { 0.0 },
                 "peak_memory_bytes": s.peak_memory_bytes,
+                "spilled_bytes": s.spilled_bytes,
                 "instructions": s.instructions,
             })
         })
@@ -275,6 +281,10 @@ fn workload_from(v: &Value, at: &str) -> Result<WorkloadReport, String> {
                 strategy: str_field(so, "strategy", &at)?.to_string(),
                 runs_s,
                 peak_memory_bytes: u64_field(so, "peak_memory_bytes", &at)?,
+                spilled_bytes: match so.get("spilled_bytes") {
+                    None => 0,
+                    Some(_) => u64_field(so, "spilled_bytes", &at)?,
+                },
                 instructions,
             })
         })

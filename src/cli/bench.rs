@@ -63,6 +63,11 @@ pub(crate) struct BenchArgs {
     batch_size: usize,
     /// A planner setting KEY=VALUE for the default choice (repeatable),
     /// e.g. broadcast_threshold=16MB or disabled_strategies=BROADCAST.
+    /// With memory_limit=X every join runs through the executor, as
+    /// `tenon query` runs it, under that limit (spilling where it must;
+    /// the table's spilled_MiB), and the time includes the scan of the
+    /// in-memory inputs and the final aggregate; without it the kernels
+    /// run alone.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     settings: Vec<String>,
     /// Write the results as JSON (schema in `tenon::bench::report`).
@@ -267,6 +272,12 @@ fn check_args(args: &BenchArgs) -> Result<Job, CliError> {
             .set_pair(pair)
             .map_err(|e| CliError::usage(format!("--set: {e}")))?;
     }
+    if config.memory_limit.is_some() && args.measure == Measure::Instructions {
+        return Err(CliError::usage(
+            "--measure instructions counts the kernels alone, which do not spill; \
+             drop --set memory_limit (or measure time)",
+        ));
+    }
     let baseline = match &args.baseline {
         None => None,
         Some(path) => Some(read_baseline(path)?),
@@ -360,11 +371,28 @@ fn measure_workload(
         );
         return Ok(None);
     }
+    // Under a memory limit the joins run through the executor, which
+    // spills (suite::executed); otherwise the kernels run alone.
+    let session = match job.config.memory_limit {
+        None => None,
+        Some(_) => {
+            let mut config = job.config.clone();
+            config.threads = job.threads;
+            config.batch_size = args.batch_size;
+            Some(
+                suite::executed::session(&inputs, &config)
+                    .map_err(|e| CliError::exec(format!("{w}: {e}")))?,
+            )
+        }
+    };
     let mut timings = Vec::new();
     let mut answer: Option<(Strategy, JoinSummary)> = None;
     for strategy in chosen {
-        let Some((timing, summary)) = time_strategy(args, job, w, strategy, &inputs, progress)?
-        else {
+        let timed = match &session {
+            Some(session) => time_executed(args, session, w, strategy, progress)?,
+            None => time_strategy(args, job, w, strategy, &inputs, progress)?,
+        };
+        let Some((timing, summary)) = timed else {
             continue;
         };
         // Every strategy must give the same answer.
@@ -407,6 +435,13 @@ fn measure_expansion(
             e.name()
         );
         return Ok(None);
+    }
+    if job.config.memory_limit.is_some() {
+        eprintln!(
+            "note: {}: the expansion kernel holds no data of its own: it runs alone, \
+             as without memory_limit",
+            e.name()
+        );
     }
     let inputs = expansion::expansion_inputs(e, job.scale, args.seed, args.batch_size);
     let mut runs_s = Vec::with_capacity(args.runs);
@@ -454,6 +489,7 @@ fn measure_expansion(
             // the kernel reserves nothing of its own: its index vectors
             // are per output batch (charged by the executor, not here)
             peak_memory_bytes: 0,
+            spilled_bytes: 0,
             instructions,
         }],
         default: choice.clone(),
@@ -515,9 +551,47 @@ fn time_strategy(
         strategy: strategy.name().to_string(),
         runs_s,
         peak_memory_bytes: peak as u64,
+        spilled_bytes: 0,
         instructions,
     };
     Ok(Some((timing, summary)))
+}
+
+/// One warm-up run and `--runs` timed runs of `strategy` on `w` through
+/// the executor under `--set memory_limit` (suite::executed), with the
+/// bytes it spilled; `None` when the suite has no such join.
+fn time_executed(
+    args: &BenchArgs,
+    session: &tenon::Session,
+    w: Workload,
+    strategy: Strategy,
+    progress: &indicatif::ProgressBar,
+) -> Result<Option<(StrategyTiming, JoinSummary)>, CliError> {
+    if !suite::strategies(w, false).contains(&strategy) {
+        return Ok(None);
+    }
+    let mut runs_s = Vec::with_capacity(args.runs);
+    let (mut peak, mut spilled) = (0u64, 0u64);
+    let mut summary = None;
+    for run in 0..=args.runs {
+        progress.set_message(format!("{w} {strategy} run {run}/{}", args.runs));
+        let e = suite::executed::run(session, w, strategy)
+            .map_err(|e| CliError::exec(format!("{w} {strategy}: {e}")))?;
+        if run > 0 {
+            runs_s.push(e.seconds);
+        }
+        peak = peak.max(e.peak_memory);
+        spilled = spilled.max(e.spilled_bytes);
+        summary = Some(e.summary);
+    }
+    let timing = StrategyTiming {
+        strategy: strategy.name().to_string(),
+        runs_s,
+        peak_memory_bytes: peak,
+        spilled_bytes: spilled,
+        instructions: None,
+    };
+    Ok(summary.map(|s| (timing, s)))
 }
 
 /// Prints each figure's change against `base`; exit 1 when one regressed.
@@ -618,7 +692,7 @@ fn load_workload(dir: &std::path::Path, w: Workload) -> Result<Tables, CliError>
 /// The terminal table: one line per strategy, then the planner's choices.
 fn print_table(report: &BenchReport) {
     println!(
-        "{:<11} {:<13} {:>10} {:>10} {:>10} {:>12} {:>13} {:>9} {:>7}  chosen",
+        "{:<11} {:<13} {:>10} {:>10} {:>10} {:>12} {:>13} {:>9} {:>11} {:>7}  chosen",
         "workload",
         "strategy",
         "median_s",
@@ -627,6 +701,7 @@ fn print_table(report: &BenchReport) {
         "out_rows",
         "probe_Mrows/s",
         "peak_MiB",
+        "spilled_MiB",
         "vs_best"
     );
     for w in &report.workloads {
@@ -644,7 +719,7 @@ fn print_table(report: &BenchReport) {
                 marks.push(format!("instructions={n}"));
             }
             println!(
-                "{:<11} {:<13} {:>10.4} {:>10.4} {:>10.4} {:>12} {:>13.1} {:>9.1} {:>7.2}  {}",
+                "{:<11} {:<13} {:>10.4} {:>10.4} {:>10.4} {:>12} {:>13.1} {:>9.1} {:>11.1} {:>7.2}  {}",
                 w.workload,
                 t.strategy,
                 median,
@@ -653,6 +728,7 @@ fn print_table(report: &BenchReport) {
                 w.output_rows,
                 w.probe_rows as f64 / median.max(1e-12) / 1e6,
                 t.peak_memory_bytes as f64 / (1 << 20) as f64,
+                t.spilled_bytes as f64 / (1 << 20) as f64,
                 if best > 0.0 { median / best } else { 0.0 },
                 marks.join(",")
             );

@@ -44,6 +44,7 @@ use tenon_kernels::{
 
 use crate::measure::{JoinSummary, count_and_sum, count_only};
 
+pub mod executed;
 pub mod expansion;
 
 /// Column of the key `k` on both sides.

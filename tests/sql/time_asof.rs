@@ -9,12 +9,24 @@
 use crate::common::*;
 
 fn tables(seed: u64, left_rows: usize, right_rows: usize) -> (Table, Table) {
+    tables_of_keys(seed, left_rows, right_rows, 4)
+}
+
+/// trades (sym, ts, p) and quotes (sym, ts, q) with `keys` symbols, 30
+/// times (many ties) and a NULL one cell in nine; `p` and `q` number the
+/// rows.
+pub(crate) fn tables_of_keys(
+    seed: u64,
+    left_rows: usize,
+    right_rows: usize,
+    keys: i64,
+) -> (Table, Table) {
     let mut g = Lcg(seed);
     let trades = (0..left_rows)
-        .map(|i| vec![g.cell(4, 9), g.cell(30, 9), Some(i as i64)])
+        .map(|i| vec![g.cell(keys, 9), g.cell(30, 9), Some(i as i64)])
         .collect();
     let quotes = (0..right_rows)
-        .map(|i| vec![g.cell(4, 9), g.cell(30, 9), Some(1000 + i as i64)])
+        .map(|i| vec![g.cell(keys, 9), g.cell(30, 9), Some(1000 + i as i64)])
         .collect();
     let cols = |p: &'static str| {
         [
@@ -29,8 +41,9 @@ fn tables(seed: u64, left_rows: usize, right_rows: usize) -> (Table, Table) {
     )
 }
 
-#[derive(Clone, Copy)]
-enum Op {
+/// The as-of comparison of the left time with the right time.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
     Ge,
     Gt,
     Le,
@@ -66,7 +79,7 @@ impl Op {
 }
 
 /// The reference: `t.sym|t.ts|t.p|q.ts|q.q` for every trade, sorted.
-fn reference(
+pub(crate) fn reference(
     trades: &Table,
     quotes: &Table,
     op: Op,
@@ -103,7 +116,9 @@ fn reference(
     out
 }
 
-fn query(op: Op, keyed: bool, min_q: Option<i64>, hint: &str) -> String {
+/// The as-of join of trades and quotes by `op`, on the symbol when
+/// `keyed`, of the quotes with `q > min_q`, with `hint`.
+pub(crate) fn query(op: Op, keyed: bool, min_q: Option<i64>, hint: &str) -> String {
     let mut on = Vec::new();
     if keyed {
         on.push("t.sym = q.sym".to_string());

@@ -24,24 +24,31 @@ fn cell(c: Option<i64>) -> String {
 }
 
 /// orders: (id, k, minute); rates: (k, v, minute) with `v` its row number.
-struct Data {
+pub(crate) struct Data {
     orders: Vec<[Option<i64>; 3]>,
     rates: Vec<[Option<i64>; 3]>,
 }
 
 fn data(seed: u64, orders: usize, rates: usize) -> Data {
+    data_of_keys(seed, orders, rates, 4)
+}
+
+/// Orders and rates with `keys` keys, 40 minutes (ties among the
+/// versions) and a NULL one cell in eight.
+pub(crate) fn data_of_keys(seed: u64, orders: usize, rates: usize, keys: i64) -> Data {
     let mut g = Lcg(seed);
     Data {
         orders: (0..orders)
-            .map(|i| [Some(i as i64), g.cell(4, 8), g.cell(40, 8)])
+            .map(|i| [Some(i as i64), g.cell(keys, 8), g.cell(40, 8)])
             .collect(),
         rates: (0..rates)
-            .map(|i| [Some(g.next(4)), Some(100 + i as i64), g.cell(40, 8)])
+            .map(|i| [Some(g.next(keys)), Some(100 + i as i64), g.cell(40, 8)])
             .collect(),
     }
 }
 
-fn write(dir: &Path, data: &Data) {
+/// Writes `data` as `orders.csv` and `rates.csv` in `dir`.
+pub(crate) fn write(dir: &Path, data: &Data) {
     let mut o = String::from("id,k,t\n");
     for r in &data.orders {
         o.push_str(&format!(
@@ -64,7 +71,9 @@ fn write(dir: &Path, data: &Data) {
     std::fs::write(dir.join("rates.csv"), r).unwrap();
 }
 
-fn session_over(dir: &Path, threads: usize, batch: usize) -> Session {
+/// A session with `orders`, the versioned `rates` and the unversioned
+/// `plain` over the files in `dir`.
+pub(crate) fn session_over(dir: &Path, threads: usize, batch: usize) -> Session {
     let s = empty_session(threads, batch);
     let ddl = [
         format!(
@@ -94,7 +103,7 @@ fn session_over(dir: &Path, threads: usize, batch: usize) -> Session {
 /// The version of each order as of its time (`latest`: the latest
 /// version), the residual `v % 3 <> 0` tested on it after the choice when
 /// `residual`: `id|v` per order (`id|NULL` padded for LEFT), sorted.
-fn reference(d: &Data, left: bool, residual: bool, latest: bool) -> Vec<String> {
+pub(crate) fn reference(d: &Data, left: bool, residual: bool, latest: bool) -> Vec<String> {
     let mut out = Vec::new();
     for o in &d.orders {
         let mut best: Option<&[Option<i64>; 3]> = None;

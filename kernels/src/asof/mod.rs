@@ -237,4 +237,39 @@ impl JoinKernel for AsofJoin {
     fn check(&self, left: &JoinInput, right: &JoinInput) -> Result<()> {
         exec::Plan::new(self, left, right).map(|_| ())
     }
+
+    /// Every reservation at once, each at its largest, as an affine bound
+    /// of the rows (so that it is subadditive): both inputs copied into
+    /// one batch each; the index of the versions (a key table of at most
+    /// three 32-byte slots a row beside 16 of its own, its row list, the
+    /// versions before and after grouping, their times and fences) over
+    /// both sides' rows (the small-left path indexes the left side); the
+    /// left partitions; and the small-left path's times, per-task slots
+    /// and chosen rows.
+    fn memory_bound(&self, left: (usize, usize), right: (usize, usize)) -> Option<usize> {
+        const SLOT: usize = 32;
+        const VERSION: usize = 16;
+        let threads = crate::pool::threads_of(self.options.threads);
+        let (m, n) = (left.0, right.0);
+        let index_per_row = 3 * SLOT + 4 + 4 * VERSION + 2 + 8 + 8;
+        let index = (m + n).saturating_mul(index_per_row) + 16 * SLOT;
+        let left_rows = m.saturating_mul(4 + 4 + 12 * (threads + 1));
+        let times = (m + n).saturating_mul(8);
+        Some(
+            left.1
+                .saturating_add(right.1)
+                .saturating_add(index)
+                .saturating_add(left_rows)
+                .saturating_add(times)
+                .saturating_add(64),
+        )
+    }
+
+    /// The keys (NULL never matches): every version a left row can take
+    /// has its key, so both sides split by key hash join part by part
+    /// (ties stay decided by input order when each part keeps its rows'
+    /// order). None without keys.
+    fn equi_keys(&self) -> Option<(&[(usize, usize)], bool)> {
+        (!self.on.is_empty()).then_some((self.on.as_slice(), false))
+    }
 }

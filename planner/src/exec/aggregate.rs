@@ -398,7 +398,7 @@ impl HashAggregate {
     ) -> Result<AggregateSink<'a>> {
         let mut sink = self.sink(budget)?;
         if !self.groups.is_empty() {
-            sink.spilling = Some(spill::Spilling::new(space, metrics));
+            sink.spilling = Some(spill::Spilling::new(space, metrics, budget.clone()));
         }
         Ok(sink)
     }

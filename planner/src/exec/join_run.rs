@@ -26,7 +26,7 @@ use std::time::Instant;
 use arrow_array::RecordBatch;
 
 use super::adapt::{self, Planned};
-use super::run::{Held, Run, Sink, lock};
+use super::run::{Run, Sink, lock};
 use super::spill::collected;
 use super::spill::hash_join::{Build, SpillJoin};
 use crate::exec::plan::{Operator, PhysicalPlan};
@@ -61,14 +61,16 @@ impl Run<'_> {
                     Operator::Join { decision, .. } if decision.time_join.is_some()
                 );
                 if self.limited() && collected::spills(join, ordered) {
-                    self.spilling_collected_join(plan, join, left, right, &out)?;
+                    self.spilling_collected_join(plan, join, (left, right), ordered, &out)?;
                     return coalesce.flush(&recorded);
                 }
                 let (l, r) = rayon::join(
                     || self.collect(plan, left, "the join's collected left input"),
                     || {
                         if ordered {
-                            self.collect_in_order(plan, right, "the join's collected right input")
+                            self.in_order("the join's collected right input", || {
+                                self.collect(plan, right, "the join's collected right input")
+                            })
                         } else {
                             self.collect(plan, right, "the join's collected right input")
                         }
@@ -83,23 +85,23 @@ impl Run<'_> {
         coalesce.flush(&recorded)
     }
 
-    /// Every output batch of `plan` in the order of its tables' rows: the
+    /// `f` (which collects or spools a pipeline, `what`) run so that the
+    /// pipeline's batches come in the order of its tables' rows: the
     /// right input of a temporal or as-of join, whose ties are broken by
-    /// that order (docs/time.md). The pipeline runs on a pool of one
-    /// thread, where rayon's parallel loops (the scans' morsels, a file
-    /// table's files and row groups) run their items in order.
-    fn collect_in_order(
+    /// that order (docs/time.md). `f` runs on a pool of one thread, where
+    /// rayon's parallel loops (the scans' morsels, a file table's files
+    /// and row groups) run their items in order.
+    pub(super) fn in_order<T: Send>(
         &self,
-        owner: &PhysicalPlan,
-        plan: &PhysicalPlan,
         what: &'static str,
-    ) -> Result<Held> {
+        f: impl FnOnce() -> Result<T> + Send,
+    ) -> Result<T> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .thread_name(|_| "tenon-ordered".into())
             .build()
             .map_err(|e| ExecError::Unsupported(format!("starting a thread for {what}: {e}")))?;
-        pool.install(|| self.collect(owner, plan, what))
+        pool.install(f)
     }
 
     /// A join whose kernel takes its probe side batch by batch (see the

@@ -32,7 +32,7 @@ use super::{HashAggregate, Scratch, lock};
 use crate::exec::plan::OperatorMetrics;
 use crate::exec::spill::{SpillFile, SpillSpace, SpillWriter};
 use crate::exec::{ExecError, Result};
-use tenon_kernels::MemoryReservation;
+use tenon_kernels::{MemoryBudget, MemoryReservation};
 
 /// Partitions of each split: 2^5.
 const BITS: u32 = 5;
@@ -51,6 +51,8 @@ fn shift(level: u32) -> u32 {
 pub(super) struct Spilling {
     pub(super) space: Arc<SpillSpace>,
     pub(super) metrics: Arc<OperatorMetrics>,
+    /// The query's budget, which holds the files' write buffers.
+    pub(super) budget: MemoryBudget,
     /// Set once a row did not fit: every later row is spilled.
     pub(super) overflow: AtomicBool,
     /// The level-0 partition files.
@@ -58,10 +60,15 @@ pub(super) struct Spilling {
 }
 
 impl Spilling {
-    pub(super) fn new(space: Arc<SpillSpace>, metrics: Arc<OperatorMetrics>) -> Self {
+    pub(super) fn new(
+        space: Arc<SpillSpace>,
+        metrics: Arc<OperatorMetrics>,
+        budget: MemoryBudget,
+    ) -> Self {
         Spilling {
             space,
             metrics,
+            budget,
             overflow: AtomicBool::new(false),
             files: Mutex::new((0..PARTS).map(|_| None).collect()),
         }
@@ -150,7 +157,8 @@ impl HashAggregate {
                     .map_err(|e| ExecError::arrow("spilling GROUP BY rows", e))?
             };
             if files[p].is_none() {
-                files[p] = Some(to.space.writer(&batch.schema(), &to.metrics)?);
+                let w = to.space.writer(&batch.schema(), &to.metrics)?;
+                files[p] = Some(w.coalescing(&to.budget));
                 to.metrics.spill.partitions.fetch_add(1, Ordering::Relaxed);
             }
             if let Some(w) = &mut files[p] {

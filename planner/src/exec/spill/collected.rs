@@ -22,10 +22,16 @@
 //! row; otherwise left rows with a NULL key go, and every partition runs
 //! as a plain anti join.
 //!
-//! Not run this way (they fail at the limit, naming it): the temporal and
-//! as-of joins, whose right input's row order breaks ties, and NOT IN
-//! without equality keys (a nested loop deciding on predicates that may
-//! be NULL).
+//! The temporal and as-of joins run this way by key too: their right
+//! input is spooled in the order of its rows (which breaks their ties),
+//! and a split keeps each partition's rows in that order (right rows
+//! with a NULL key, which match nothing, are dropped). A partition that
+//! no split makes fit holds its right rows whole and joins its left rows
+//! with them a chunk at a time: a left row's version is chosen among all
+//! of its key's versions at once, so the versions of one key that do not
+//! fit fail at the limit, naming it. So does a time join without keys,
+//! and NOT IN without equality keys (a nested loop deciding on
+//! predicates that may be NULL).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -42,7 +48,8 @@ use crate::exec::plan::{OperatorMetrics, PhysicalPlan};
 use crate::exec::run::{Run, Sink};
 use crate::exec::{ExecError, Result};
 use tenon_kernels::{
-    HashJoin, HashJoinMode, Join, JoinInput, JoinKernel, JoinSide, JoinType, Strategy, batch_bytes,
+    HashJoin, HashJoinMode, Join, JoinInput, JoinKernel, JoinSide, JoinType, KernelError, Strategy,
+    batch_bytes,
 };
 
 /// The join of a spilled pair of inputs: its kernel and what decides its
@@ -54,8 +61,9 @@ struct Collected<'a> {
     kernel: Join,
     /// The INNER join of the same keys and conditions, without
     /// projections (the block join's: a hash join when there are keys and
-    /// no range conditions, else the kernel itself).
-    inner: Join,
+    /// no range conditions, else the kernel itself); none for a time
+    /// join, which cannot run in blocks.
+    inner: Option<Join>,
     /// Equality keys, and whether NULL equals NULL.
     keys: Option<(Vec<(usize, usize)>, bool)>,
 }
@@ -96,37 +104,48 @@ impl Collected<'_> {
 
 /// Whether `join` of `plan` can run by [`Run::spilling_collected_join`]:
 /// a kernel that takes both inputs collected and runs as an INNER join
-/// (the block join's), and no time join (whose right input's order
-/// breaks ties).
+/// (the block join's), or a time join with keys (`time_join`).
 pub(in crate::exec) fn spills(join: &Join, time_join: bool) -> bool {
+    if join.fed().is_some() {
+        return false;
+    }
+    if time_join {
+        return join.equi_keys().is_some();
+    }
     // (NOT IN without keys decides on predicates that are NULL, which an
     // INNER join's pairs do not show.)
     let not_in_without_keys =
         join.join_type() == JoinType::LeftAntiNullAware && join.equi_keys().is_none();
-    !time_join
-        && !not_in_without_keys
-        && join.fed().is_none()
-        && join.retyped(JoinType::Inner).is_some()
+    !not_in_without_keys && join.retyped(JoinType::Inner).is_some()
 }
 
 impl Run<'_> {
-    /// Runs `join` (the node `plan`, over `left` and `right`) under the
-    /// memory limit, spilling what does not fit (see the module docs).
+    /// Runs `join` (the node `plan`, over `inputs` = left and right)
+    /// under the memory limit, spilling what does not fit (see the module
+    /// docs); `time_join`: a temporal or as-of join, whose right input is
+    /// spooled in order.
     pub(in crate::exec) fn spilling_collected_join(
         &self,
         plan: &PhysicalPlan,
         join: &Join,
-        left: &PhysicalPlan,
-        right: &PhysicalPlan,
+        (left, right): (&PhysicalPlan, &PhysicalPlan),
+        time_join: bool,
         out: &Sink<'_>,
     ) -> Result<()> {
         let (l_cost, r_cost) = (
             |bytes, rows| cost(join, JoinSide::Left, bytes, rows),
             |bytes, rows| cost(join, JoinSide::Right, bytes, rows),
         );
+        const RIGHT: &str = "the join's collected right input";
         let (l, r) = rayon::join(
             || self.spool(plan, left, "the join's collected left input", &l_cost),
-            || self.spool(plan, right, "the join's collected right input", &r_cost),
+            || {
+                if time_join {
+                    self.in_order(RIGHT, || self.spool(plan, right, RIGHT, &r_cost))
+                } else {
+                    self.spool(plan, right, RIGHT, &r_cost)
+                }
+            },
         );
         let (l, r) = (l?, r?);
         let (l, r) = match (l, r) {
@@ -166,18 +185,23 @@ impl Run<'_> {
         // The block join's INNER join: a hash join on the keys (which
         // needs little memory beside its block) unless there are range
         // conditions, which only the kernel itself decides.
-        let mut inner = match join.equi_keys() {
-            Some((on, null_equal)) if join.range_conditions().is_empty() => {
-                let mut h = HashJoin::new(JoinType::Inner, on.to_vec())
-                    .mode(HashJoinMode::Broadcast)
-                    .null_equal(null_equal);
-                *h.options_mut() = join.options().clone();
-                Join::from(h)
-            }
-            _ => retyped(JoinType::Inner)?,
+        let inner = if time_join {
+            None
+        } else {
+            let mut inner = match join.equi_keys() {
+                Some((on, null_equal)) if join.range_conditions().is_empty() => {
+                    let mut h = HashJoin::new(JoinType::Inner, on.to_vec())
+                        .mode(HashJoinMode::Broadcast)
+                        .null_equal(null_equal);
+                    *h.options_mut() = join.options().clone();
+                    Join::from(h)
+                }
+                _ => retyped(JoinType::Inner)?,
+            };
+            inner.options_mut().left_projection = None;
+            inner.options_mut().right_projection = None;
+            Some(inner)
         };
-        inner.options_mut().left_projection = None;
-        inner.options_mut().right_projection = None;
         let c = Collected {
             plan,
             kernel: if not_in {
@@ -212,7 +236,14 @@ impl Run<'_> {
         } else {
             self.split_file(metrics, &l, ls)?
         };
-        let rights = self.split_file(metrics, &r, rs)?;
+        // A time join's right rows with a NULL key match nothing (and
+        // make no row of their own): dropped, they do not crowd the
+        // partition of the NULL keys' hash.
+        let rights = if time_join && !rs.null_equal {
+            self.split_file_without_nulls(metrics, &r, rs)?
+        } else {
+            self.split_file(metrics, &r, rs)?
+        };
         let schemas = (l.schema().clone(), r.schema().clone());
         drop((l, r));
         self.join_pairs(&c, lefts, rights, (&schemas.0, &schemas.1), 1, out)
@@ -346,15 +377,18 @@ impl Run<'_> {
         r: &SpillFile,
         out: &Sink<'_>,
     ) -> Result<()> {
+        let Some(c_inner) = &c.inner else {
+            return self.time_blocks(c, l, r, out);
+        };
         let smaller = if l.bytes() <= r.bytes() {
             JoinSide::Left
         } else {
             JoinSide::Right
         };
-        let (inner, build_side) = match (c.inner.fed(), c.inner.held_side()) {
+        let (inner, build_side) = match (c_inner.fed(), c_inner.held_side()) {
             (Some(fed), _) => (fed.building(smaller, Strategy::Broadcast), smaller),
-            (None, Some(side)) => (c.inner.clone(), side),
-            (None, None) => (c.inner.clone(), smaller),
+            (None, Some(side)) => (c_inner.clone(), side),
+            (None, None) => (c_inner.clone(), smaller),
         };
         let (build, probe) = match build_side {
             JoinSide::Left => (l, r),
@@ -381,5 +415,65 @@ impl Run<'_> {
             small_chunks,
         };
         block::join_blocks(self, &blocked, build, probe, out)
+    }
+
+    /// A time join's partition that does not fit: its right rows (the
+    /// versions of its keys) held whole and its left rows joined with
+    /// them a chunk at a time, which gives the same rows (a left row's
+    /// version depends only on the right rows of its key). The right rows
+    /// of one key that do not fit with a chunk of one left row end the
+    /// query at the limit, naming it.
+    fn time_blocks(
+        &self,
+        c: &Collected<'_>,
+        l: &SpillFile,
+        r: &SpillFile,
+        out: &Sink<'_>,
+    ) -> Result<()> {
+        let budget = self.budget_of(c.plan);
+        let right_need = cost(&c.kernel, JoinSide::Right, r.bytes(), r.rows());
+        let row_need = |bytes: usize, rows: usize| {
+            cost(&c.kernel, JoinSide::Left, bytes, rows).div_ceil(rows.max(1))
+        };
+        let one_row = row_need(l.bytes(), l.rows());
+        let mut charge = budget.try_reserve("a spilled join partition", 0)?;
+        if charge
+            .grow_spillable(right_need.saturating_add(one_row))
+            .is_err()
+        {
+            return Err(ExecError::from(KernelError::MemoryLimitExceeded {
+                what: "a temporal or as-of join's versions of one key (a left row's version \
+                       is chosen among all of its key's versions, which must fit at once)",
+                needed: right_need.saturating_add(one_row),
+                used: budget.used(),
+                limit: budget.limit(),
+            }));
+        }
+        let rb = r.read()?.collect::<Result<Vec<_>>>()?;
+        let held: usize = rb.iter().map(batch_bytes).sum();
+        // What stays charged: the right rows; the kernel charges its own
+        // copies and tables (the rest of `right_need`) when it runs.
+        charge.shrink(right_need.saturating_add(one_row).saturating_sub(held));
+        let r_in = JoinInput::new(r.schema().clone(), rb);
+        let room = budget
+            .limit()
+            .saturating_sub(budget.used())
+            .saturating_sub(right_need.saturating_sub(held));
+        for b in l.read()? {
+            let b = b?;
+            let n = b.num_rows();
+            let per_row = row_need(batch_bytes(&b), n).max(1);
+            let step = (room / per_row).clamp(1, n.max(1));
+            let mut from = 0;
+            while from < n {
+                let take = step.min(n - from);
+                let l_in = JoinInput::new(l.schema().clone(), vec![b.slice(from, take)]);
+                run_collected(c.plan, &c.kernel, &l_in, &r_in, out)?;
+                from += take;
+            }
+        }
+        c.plan.metrics.spill.blocks.fetch_add(1, Ordering::Relaxed);
+        drop(charge);
+        Ok(())
     }
 }

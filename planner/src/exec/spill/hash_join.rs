@@ -267,7 +267,10 @@ impl Parted {
         metrics: &Arc<OperatorMetrics>,
         p: usize,
     ) -> Result<()> {
-        let mut w = run.spill.writer(&self.schema, metrics)?;
+        let mut w = run
+            .spill
+            .writer(&self.schema, metrics)?
+            .coalescing(run.budget);
         metrics.spill.partitions.fetch_add(1, Ordering::Relaxed);
         let part = &mut self.parts[p];
         for b in std::mem::take(&mut part.batches) {
@@ -442,7 +445,10 @@ impl Run<'_> {
             .iter()
             .map(|f| {
                 f.as_ref()
-                    .map(|_| self.spill.writer(&probe_schema, metrics).map(Mutex::new))
+                    .map(|_| {
+                        let w = self.spill.writer(&probe_schema, metrics)?;
+                        Ok(Mutex::new(w.coalescing(self.budget)))
+                    })
                     .transpose()
             })
             .collect::<Result<_>>()?;
@@ -686,7 +692,8 @@ impl Run<'_> {
         for b in file.read()? {
             for (p, piece) in splitter.split(&b?)?.parts {
                 if writers[p].is_none() {
-                    writers[p] = Some(self.spill.writer(file.schema(), metrics)?);
+                    let w = self.spill.writer(file.schema(), metrics)?;
+                    writers[p] = Some(w.coalescing(self.budget));
                 }
                 if let Some(w) = &mut writers[p] {
                     w.write(&piece)?;
