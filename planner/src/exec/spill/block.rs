@@ -9,7 +9,9 @@
 //! column, so the join's pairs say which rows matched: a block's build
 //! rows are decided once the whole probe side has passed it (an outer
 //! join's unmatched rows, a semi join's matched ones), the probe rows once
-//! every block has passed them. Its cost is blocks x probe rows: the worst
+//! every block has passed them. (NOT IN without keys, whose predicate may
+//! be unknown, runs NOT IN itself per block instead, and keeps the left
+//! rows every block keeps.) Its cost is blocks x probe rows: the worst
 //! case of a join that does not fit, never a wrong result.
 
 use std::sync::Arc;
@@ -42,8 +44,11 @@ pub(super) struct Shape<'a> {
 /// A join run block by block.
 pub(super) struct Blocked<'a> {
     pub(super) shape: Shape<'a>,
-    /// The join's type, as the block join decides it (NOT IN's NULL rules
-    /// settled before: a plain anti join).
+    /// The join's type, as the block join decides it: NOT IN with keys
+    /// has its NULL rules settled before (an anti join over an INNER
+    /// kernel); NOT IN without keys has NOT IN itself as its inner kernel
+    /// over blocks of the right side (a left row is output when every
+    /// block keeps it).
     pub(super) join_type: JoinType,
     /// The side read in blocks.
     pub(super) build_side: JoinSide,
@@ -147,6 +152,19 @@ pub(super) fn join_blocks(
         JoinSide::Left => (n_left, n_left + 1 + n_right),
         JoinSide::Right => (n_left + 1 + n_right, n_left),
     };
+    // NOT IN without keys (the inner kernel is NOT IN itself): a left row
+    // that a block of right rows (or, building the left side, a chunk of
+    // them) does not keep counts as matched (it is not output). (A hash
+    // join's NOT IN passes an INNER kernel, its NULL rules settled
+    // before.)
+    let null_aware = join.inner.join_type() == JoinType::LeftAntiNullAware;
+    let fold = |kept: &Mutex<Vec<bool>>, matched: &Mutex<Vec<bool>>| {
+        let mut kept = lock(kept);
+        for (m, k) in lock(matched).iter_mut().zip(kept.iter_mut()) {
+            *m |= !*k;
+            *k = false;
+        }
+    };
     let probe_matched = Mutex::new(vec![false; if t.probe { probe.rows() } else { 0 }]);
     let mut reader = build.read()?;
     let mut carry: Option<RecordBatch> = None;
@@ -202,6 +220,16 @@ pub(super) fn join_blocks(
         }
         let block_rows = (first - block_first) as usize;
         let build_matched = Mutex::new(vec![false; if t.build { block_rows } else { 0 }]);
+        // (NOT IN) the left rows kept by this block or chunk
+        let kept = Mutex::new(match (null_aware, build_side) {
+            (false, _) => Vec::new(),
+            (true, JoinSide::Left) => vec![false; block_rows],
+            (true, JoinSide::Right) => vec![false; probe.rows()],
+        });
+        let left_first = match build_side {
+            JoinSide::Left => block_first,
+            JoinSide::Right => 0,
+        };
         let build_input = JoinInput::new(build_schema.clone(), numbered_block);
         let probe_input = JoinInput::new(probe_schema.clone(), Vec::new());
         let (l, r) = match build_side {
@@ -209,6 +237,15 @@ pub(super) fn join_blocks(
             JoinSide::Right => (&probe_input, &build_input),
         };
         let sink = |b: RecordBatch| -> Result<()> {
+            if null_aware {
+                // The rows NOT IN keeps (left columns only).
+                let ids = numbers(&b, n_left)?;
+                let mut k = lock(&kept);
+                for id in ids.values() {
+                    k[(*id - left_first) as usize] = true;
+                }
+                return Ok(());
+            }
             if t.build {
                 let ids = numbers(&b, build_col)?;
                 let mut m = lock(&build_matched);
@@ -261,13 +298,20 @@ pub(super) fn join_blocks(
                     };
                     kernel
                         .for_each(l, r, &|b| sink(b).map_err(ExecError::into_kernel))
-                        .map_err(ExecError::from)
+                        .map_err(ExecError::from)?;
+                    if null_aware && build_side == JoinSide::Left {
+                        fold(&kept, &build_matched);
+                    }
+                    Ok(())
                 })
             }
         };
         metrics.add_time(start.elapsed());
         result?;
         drop(build_input);
+        if null_aware && build_side == JoinSide::Right {
+            fold(&kept, &probe_matched);
+        }
         if let Some(keep) = side_keep(join_type, build_side) {
             let matched = build_matched
                 .into_inner()

@@ -29,9 +29,13 @@
 //! no split makes fit holds its right rows whole and joins its left rows
 //! with them a chunk at a time: a left row's version is chosen among all
 //! of its key's versions at once, so the versions of one key that do not
-//! fit fail at the limit, naming it. So does a time join without keys,
-//! and NOT IN without equality keys (a nested loop deciding on
-//! predicates that may be NULL).
+//! fit fail at the limit, naming it. So does a time join without keys.
+//!
+//! NOT IN without equality keys (a nested loop deciding on predicates
+//! that may be NULL, which an INNER join's pairs do not show) runs NOT IN
+//! itself on each block of right rows: a left row is kept when every
+//! block keeps it (none makes the predicate TRUE or unknown), and every
+//! left row when the right side is empty.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -113,10 +117,13 @@ pub(in crate::exec) fn spills(join: &Join, time_join: bool) -> bool {
         return join.equi_keys().is_some();
     }
     // (NOT IN without keys decides on predicates that are NULL, which an
-    // INNER join's pairs do not show.)
+    // INNER join's pairs do not show: its blocks run NOT IN itself.)
     let not_in_without_keys =
         join.join_type() == JoinType::LeftAntiNullAware && join.equi_keys().is_none();
-    !not_in_without_keys && join.retyped(JoinType::Inner).is_some()
+    if not_in_without_keys {
+        return join.retyped(JoinType::LeftAntiNullAware).is_some();
+    }
+    join.retyped(JoinType::Inner).is_some()
 }
 
 impl Run<'_> {
@@ -196,6 +203,10 @@ impl Run<'_> {
                     *h.options_mut() = join.options().clone();
                     Join::from(h)
                 }
+                // NOT IN without keys: each block of right rows runs NOT
+                // IN itself (a left row is kept when it is kept by every
+                // block).
+                None if not_in => retyped(JoinType::LeftAntiNullAware)?,
                 _ => retyped(JoinType::Inner)?,
             };
             inner.options_mut().left_projection = None;
