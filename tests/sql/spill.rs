@@ -339,3 +339,76 @@ fn the_cli_writes_no_output_file_when_spilling_fails() {
     assert!(!out.exists());
     assert!(left_in(&spill).is_empty(), "{:?}", left_in(&spill));
 }
+
+/// A lookup source that panics (a bug in a worker, as a user's source
+/// could have) once the query has made its spill directory.
+#[derive(Debug)]
+struct PanicsAfterSpilling {
+    dir: std::path::PathBuf,
+    saw_spill: std::sync::atomic::AtomicBool,
+}
+
+impl tenon_planner::lookup::LookupSource for PanicsAfterSpilling {
+    fn schema(&self) -> arrow_schema::SchemaRef {
+        use arrow_schema::{DataType, Field, Schema};
+        Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("val", DataType::Int64, false),
+        ]))
+    }
+
+    fn describe(&self) -> String {
+        "a source that panics".into()
+    }
+
+    fn lookup(
+        &self,
+        _request: &tenon_planner::lookup::LookupRequest,
+    ) -> Result<RecordBatch, tenon_planner::lookup::LookupError> {
+        for _ in 0..400 {
+            if !left_in(&self.dir).is_empty() {
+                self.saw_spill
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        panic!("the test source panics");
+    }
+}
+
+#[test]
+fn a_panic_in_a_worker_after_spilling_leaves_no_files() {
+    let dir = temp_dir("spill-panic");
+    let files = temp_dir("spill-panic-files");
+    let s = limited(20_000, Keys::Uniform, "64KB", &dir);
+    let mut csv = String::from("k\n");
+    for k in 0..20_000 {
+        csv.push_str(&format!("{}\n", k % 6_000));
+    }
+    std::fs::write(files.join("orders.csv"), csv).unwrap();
+    s.execute(&format!(
+        "CREATE TABLE orders (k BIGINT, p AS PROCTIME()) WITH ('connector' = 'filesystem', \
+         'path' = '{}', 'format' = 'csv')",
+        files.join("orders.csv").display()
+    ))
+    .unwrap();
+    let source = Arc::new(PanicsAfterSpilling {
+        dir: dir.to_path_buf(),
+        saw_spill: Default::default(),
+    });
+    s.register_lookup_table("dim", source.clone(), None)
+        .unwrap();
+    let sql = "SELECT /*+ BROADCAST(b) */ o.k, b.s FROM orders AS o JOIN dim FOR SYSTEM_TIME AS \
+               OF o.p AS d ON o.k = d.id JOIN b ON o.k = b.k";
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        s.sql(sql).and_then(|q| q.collect())
+    }));
+    // The panic reaches the caller, as a panic or as an error.
+    assert!(!matches!(result, Ok(Ok(_))), "the query succeeded");
+    assert!(
+        source.saw_spill.load(std::sync::atomic::Ordering::SeqCst),
+        "the query had not spilled when the source panicked"
+    );
+    assert!(empties(&dir), "{:?}", left_in(&dir));
+}
