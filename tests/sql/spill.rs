@@ -412,3 +412,47 @@ fn a_panic_in_a_worker_after_spilling_leaves_no_files() {
     );
     assert!(empties(&dir), "{:?}", left_in(&dir));
 }
+
+/// `n` rows of `(k, v)`: `k` in `0..keys`, `v` in `0..1000`.
+fn keyed(n: usize, keys: u64, seed: u64) -> RecordBatch {
+    let mut next = xorshift(seed);
+    let k: Vec<i64> = (0..n).map(|_| (next() % keys) as i64).collect();
+    let v: Vec<i64> = (0..n).map(|_| (next() % 1000) as i64).collect();
+    RecordBatch::try_from_iter([
+        ("k", Arc::new(Int64Array::from(k)) as _),
+        ("v", Arc::new(Int64Array::from(v)) as _),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn a_spilled_build_side_is_swapped_for_a_smaller_probe_side() {
+    // `b` (150,000 rows) is built by default: `f`'s filter is guessed to
+    // keep a quarter of its 1,000,000 rows. It keeps 0.3% of them, which
+    // are built instead once `b` spilled (in the room its held partitions
+    // leave); at 90% `f`'s rows do not fit and the grace join probes with
+    // them from their spill file.
+    let dir = temp_dir("spill-adaptive");
+    let b = keyed(150_000, 50_000, 1);
+    let f = keyed(1_000_000, 50_000, 2);
+    let mut s = empty_session(2, 8192);
+    s.register_batch("b", b).unwrap();
+    s.register_batch("f", f).unwrap();
+    for (cut, adapted) in [(3, true), (900, false)] {
+        let sql = format!(
+            "SELECT count(*), sum(b.v), sum(f.v) FROM b JOIN f ON b.k = f.k WHERE f.v < {cut}"
+        );
+        s.set("memory_limit", "unlimited").unwrap();
+        let expected = run(&s, &sql);
+        s.set("memory_limit", "8MB").unwrap();
+        s.set("spill_dir", dir.to_str().unwrap()).unwrap();
+        let (explain, out) = s.explain_analyze(&sql).unwrap();
+        let text = explain.to_text();
+        let join = text.lines().find(|l| l.contains("Join:")).unwrap();
+        assert!(join.contains("build=b"), "{text}");
+        assert!(join.contains("spilled: files="), "{text}");
+        assert_eq!(join.contains("adapted: built the"), adapted, "{text}");
+        assert_eq!(row_strings(&out.batches), expected, "{sql}");
+        assert!(left_in(&dir).is_empty(), "{:?}", left_in(&dir));
+    }
+}

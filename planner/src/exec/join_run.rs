@@ -27,6 +27,7 @@ use arrow_array::RecordBatch;
 
 use super::adapt::{self, Planned};
 use super::run::{Run, Sink, lock};
+use super::spill::adaptive::ProbeRows;
 use super::spill::collected;
 use super::spill::hash_join::{Build, SpillJoin};
 use crate::exec::plan::{Operator, PhysicalPlan};
@@ -127,8 +128,8 @@ impl Run<'_> {
         let spilling = fed.hash_join().filter(|_| self.limited());
         let build_held = match spilling {
             Some(hash) => {
-                let join = SpillJoin { plan, hash };
-                match self.collect_build(&join, build_plan, WHAT)? {
+                let spill_join = SpillJoin { plan, hash };
+                match self.collect_build(&spill_join, build_plan, WHAT)? {
                     Build::Whole(held) => held,
                     Build::Parted(parted) => {
                         let probe_plan = match fed.build_side() {
@@ -141,7 +142,24 @@ impl Run<'_> {
                                 .runtime_filters
                                 .set("not made: the build side spilled to disk".into());
                         }
-                        return self.grace_join(&join, parted, probe_plan, out);
+                        if let Operator::Join { decision, .. } = &plan.operator {
+                            let planned = Planned::of(decision);
+                            if Run::adapts_spilled(join, planned, &parted) {
+                                return self.adaptive_grace_join(
+                                    &spill_join,
+                                    (join, planned),
+                                    parted,
+                                    probe_plan,
+                                    out,
+                                );
+                            }
+                        }
+                        return self.grace_join(
+                            &spill_join,
+                            parted,
+                            ProbeRows::Plan(probe_plan),
+                            out,
+                        );
                     }
                 }
             }

@@ -206,7 +206,7 @@ enum Stream {
     /// Nothing written yet: whether to compress is decided by the first
     /// batch ([`compresses`]).
     Unstarted(Counted),
-    Started(StreamWriter<Counted>),
+    Started(Box<StreamWriter<Counted>>),
     /// Between the two (only while a stream starts, or after it failed
     /// to).
     Gone,
@@ -327,7 +327,7 @@ impl SpillWriter {
                 .map_err(|e| space.error(format!("LZ4 compression is not available: {e}")))?;
             let writer = StreamWriter::try_new_with_options(out, &self.file.schema, options)
                 .map_err(|e| space.error(format!("writing {}: {e}", self.file.path.display())))?;
-            self.stream = Stream::Started(writer);
+            self.stream = Stream::Started(Box::new(writer));
         }
         match &mut self.stream {
             Stream::Started(w) => Ok(w),

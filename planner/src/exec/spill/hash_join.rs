@@ -42,6 +42,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use rayon::prelude::*;
 
+use super::adaptive::ProbeRows;
 use super::block::{self, Blocked, Shape, project_side};
 use super::file::{SpillFile, SpillWriter};
 use super::partition::{PARTITIONS, Splitter};
@@ -76,28 +77,28 @@ pub(in crate::exec) enum Build {
 
 /// One partition of a build side being collected.
 #[derive(Default)]
-struct Part {
-    batches: Vec<RecordBatch>,
+pub(super) struct Part {
+    pub(super) batches: Vec<RecordBatch>,
     bytes: usize,
     rows: usize,
-    file: Option<SpillWriter>,
+    pub(super) file: Option<SpillWriter>,
 }
 
 /// A build side split into partitions, some in memory, some spilled.
 pub(in crate::exec) struct Parted {
-    parts: Vec<Part>,
+    pub(super) parts: Vec<Part>,
     /// The [`expansion`] of the partitions in memory.
-    charge: MemoryReservation,
+    pub(super) charge: MemoryReservation,
     splitter: Splitter,
-    schema: SchemaRef,
+    pub(super) schema: SchemaRef,
     /// Build rows with a NULL key column.
     null_keys: usize,
     /// Build rows in all.
-    rows: usize,
+    pub(super) rows: usize,
     /// Build rows with a NULL key, which never match: set aside when the
     /// join outputs them (an outer or anti join of the build side, NOT IN
     /// built on the left), else dropped.
-    set_aside: Option<SpillWriter>,
+    pub(super) set_aside: Option<SpillWriter>,
     /// Whether NULL-key rows are taken out of the partitions.
     divert_nulls: bool,
     /// Whether the diverted rows are kept (set aside) or dropped.
@@ -261,7 +262,7 @@ impl Parted {
 
     /// Writes partition `p`'s rows to a new spill file and gives back
     /// their memory; its later rows go to the file.
-    fn spill_part(
+    pub(super) fn spill_part(
         &mut self,
         run: &Run<'_>,
         metrics: &Arc<OperatorMetrics>,
@@ -398,7 +399,7 @@ impl Run<'_> {
         &self,
         join: &SpillJoin<'_>,
         parted: Box<Parted>,
-        probe_plan: &PhysicalPlan,
+        probe: ProbeRows<'_>,
         out: &Sink<'_>,
     ) -> Result<()> {
         let metrics = &join.plan.metrics;
@@ -440,7 +441,7 @@ impl Run<'_> {
         // The kernel charges its own copy and table from what is given back.
         charge.shrink(charge.size().saturating_sub(memory_bytes));
         let probe_side = other(side);
-        let probe_schema = probe_plan.schema.clone();
+        let probe_schema = probe.schema();
         let probe_writers: Vec<Option<Mutex<SpillWriter>>> = build_files
             .iter()
             .map(|f| {
@@ -512,15 +513,13 @@ impl Run<'_> {
                 build,
                 &probe_schema,
                 &|push| {
-                    self.push(probe_plan, &|b| {
-                        route(b, &|k| push(k).map_err(ExecError::from))
-                    })
-                    .map_err(ExecError::into_kernel)
+                    self.push_probe(&probe, &|b| route(b, &|k| push(k).map_err(ExecError::from)))
+                        .map_err(ExecError::into_kernel)
                 },
                 &guarded,
             )?;
         } else {
-            self.push(probe_plan, &|b| route(b, &|_| Ok(())))?;
+            self.push_probe(&probe, &|b| route(b, &|_| Ok(())))?;
         }
         drop(charge);
         let probe_files: Vec<Option<SpillFile>> = probe_writers
@@ -569,7 +568,7 @@ impl Run<'_> {
     }
 
     /// Runs `kernel` with `build` held and the probe side pushed by `feed`.
-    fn run_fed(
+    pub(super) fn run_fed(
         &self,
         join: &SpillJoin<'_>,
         kernel: &Join,

@@ -36,6 +36,7 @@
 //! made or written) are [`ExecError::Spill`](crate::exec::ExecError::Spill):
 //! they name the directory and the bytes written so far.
 
+pub(super) mod adaptive;
 mod block;
 pub(super) mod collected;
 mod file;

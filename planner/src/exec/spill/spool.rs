@@ -18,7 +18,7 @@ use crate::exec::run::{Run, lock};
 use tenon_kernels::{HeldBuffers, MemoryReservation, batch_bytes};
 
 /// One input, collected.
-pub(super) enum Spooled {
+pub(in crate::exec) enum Spooled {
     /// It fits: its batches, charged with their cost.
     Memory {
         batches: Vec<RecordBatch>,
