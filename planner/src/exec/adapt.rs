@@ -14,6 +14,8 @@
 //! join type than INNER cannot build its other side (H13), so it runs as
 //! the SHUFFLE_HASH that H15 falls back to. A hinted join is never adapted.
 //! Allowed by the decision's `adaptive_build_side` (set by `choose`).
+//! Under a memory limit an INNER join whose build side spilled makes the
+//! same change from its collected probe side (`spill::adaptive`).
 //!
 //! **Skipping the probe side** ([`skips_probe`]). Once a hash join's build
 //! side is complete, a join whose runtime filters may drop every probe row

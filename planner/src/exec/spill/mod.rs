@@ -19,7 +19,9 @@
 //!   that do not fit written out (and the probe rows that hash to them);
 //!   each spilled partition joined on its own, split again when it still
 //!   does not fit, and joined in blocks (module `block`) when it cannot be
-//!   split (one key with more rows than the memory holds).
+//!   split (one key with more rows than the memory holds). Module
+//!   `adaptive` builds its probe side instead when that side (an INNER
+//!   join chosen by default) turns out smaller and fits.
 //!
 //! * Module `collected` runs the joins whose kernels take both inputs
 //!   collected (sort-merge, nested loop): both sides split by key hash
