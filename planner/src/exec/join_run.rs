@@ -144,7 +144,12 @@ impl Run<'_> {
                         }
                         if let Operator::Join { decision, .. } = &plan.operator {
                             let planned = Planned::of(decision);
-                            if Run::adapts_spilled(join, planned, &parted) {
+                            if Run::adapts_spilled(
+                                &spill_join,
+                                (join, planned),
+                                &parted,
+                                probe_plan,
+                            ) {
                                 return self.adaptive_grace_join(
                                     &spill_join,
                                     (join, planned),

@@ -25,7 +25,7 @@ use super::file::SpillFile;
 use super::hash_join::{Parted, SpillJoin, expansion};
 use super::spool::Spooled;
 use crate::exec::adapt::{self, Planned};
-use crate::exec::plan::PhysicalPlan;
+use crate::exec::plan::{Operator, PhysicalPlan};
 use crate::exec::run::{Run, Sink};
 use crate::exec::{ExecError, Result};
 use tenon_kernels::{
@@ -79,6 +79,26 @@ fn rows_of(parted: Parted) -> Result<PartedRows> {
     })
 }
 
+/// Whether `plan` may give fewer rows than the tables it reads: anything
+/// but a scan (or a projection of one) without runtime filters other than
+/// the join's own (`own`: their numbers; a build side that spilled makes
+/// none).
+fn may_shrink(plan: &PhysicalPlan, own: &[usize]) -> bool {
+    if plan
+        .runtime_filters
+        .applied
+        .iter()
+        .any(|f| !own.contains(&f.id))
+    {
+        return true;
+    }
+    match &plan.operator {
+        Operator::Scan { .. } | Operator::Values { .. } => false,
+        Operator::Project { input, .. } => may_shrink(input, own),
+        _ => true,
+    }
+}
+
 impl Run<'_> {
     /// Pushes `probe`'s rows into `sink`, from the worker threads.
     pub(super) fn push_probe(&self, probe: &ProbeRows<'_>, sink: &Sink<'_>) -> Result<()> {
@@ -94,13 +114,28 @@ impl Run<'_> {
     }
 
     /// Whether the spilled build side of `kernel` (an INNER join the
-    /// planner chose by default, `planned`) may still change.
+    /// planner chose by default, `planned`; the node of `join`) may still
+    /// change: when its probe side (`probe_plan`) may give fewer rows than
+    /// its tables hold
+    /// (see [`may_shrink`]). A probe side that is a table read whole has
+    /// its size known to the planner, which built the smaller side; it
+    /// streams, as collecting it first would only write it to disk once
+    /// more.
     pub(in crate::exec) fn adapts_spilled(
-        kernel: &Join,
-        planned: Planned,
+        join: &SpillJoin<'_>,
+        (kernel, planned): (&Join, Planned),
         parted: &Parted,
+        probe_plan: &PhysicalPlan,
     ) -> bool {
-        kernel.join_type() == JoinType::Inner
+        let own: Vec<usize> = join
+            .plan
+            .runtime_filters
+            .produced
+            .iter()
+            .map(|f| f.id)
+            .collect();
+        may_shrink(probe_plan, &own)
+            && kernel.join_type() == JoinType::Inner
             && kernel
                 .fed()
                 .is_some_and(|fed| adapt::may_adapt(planned, fed, parted.rows))
