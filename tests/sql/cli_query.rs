@@ -630,8 +630,7 @@ fn bad_set_is_a_usage_error() {
 
 #[test]
 fn memory_limit_failure_exits_3() {
-    // (an as-of join without equality keys holds its inputs whole: it
-    // does not spill)
+    // (an as-of join without equality keys does not spill)
     let err = fails(
         &[
             "--set",

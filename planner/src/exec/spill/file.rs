@@ -314,10 +314,9 @@ impl SpillWriter {
     /// The stream, started (LZ4-compressed when `first` [`compresses`])
     /// if it was not.
     fn started(&mut self, first: Option<&RecordBatch>) -> Result<&mut StreamWriter<Counted>> {
-        if let Stream::Unstarted(_) = self.stream {
-            let Stream::Unstarted(out) = std::mem::replace(&mut self.stream, Stream::Gone) else {
-                unreachable!("matched above");
-            };
+        if matches!(self.stream, Stream::Unstarted(_))
+            && let Stream::Unstarted(out) = std::mem::replace(&mut self.stream, Stream::Gone)
+        {
             let compression = first
                 .is_some_and(compresses)
                 .then_some(CompressionType::LZ4_FRAME);
