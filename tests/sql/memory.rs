@@ -271,7 +271,9 @@ fn query_over_its_memory_limit_under_an_address_space_cap_errors_instead_of_abor
     // (`memory allocation of 262707 bytes failed`, SIGABRT): neither the
     // data a query held nor its threads' stacks were within the limit. A
     // cross join of the built-in lineitem with itself, sorted, holds far
-    // more than 256 MB.
+    // more than 256 MB. A full ORDER BY now spills (and the allocations of
+    // its spill files are not reserved first), so the query is a top-N
+    // whose candidates cannot spill: it stops at the limit.
     let (code, err) = under_address_space_cap(
         1_500_000,
         &[
@@ -279,7 +281,7 @@ fn query_over_its_memory_limit_under_an_address_space_cap_errors_instead_of_abor
             "4",
             "--set",
             "memory_limit=256MB",
-            "SELECT a.l_comment FROM lineitem a CROSS JOIN lineitem b ORDER BY 1",
+            "SELECT a.l_comment FROM lineitem a CROSS JOIN lineitem b ORDER BY 1 LIMIT 100000000",
         ],
     );
     assert_eq!(code, Some(3), "{err}");

@@ -465,9 +465,16 @@ impl Drop for TempDir {
 }
 
 /// A unique, empty temporary directory for one test, under
-/// `std::env::temp_dir()`.
+/// `std::env::temp_dir()`: unique per call too, as tests that run at once
+/// may ask for the same name (a helper's directory), and one's removal must
+/// not take the other's files.
 pub fn temp_dir(test: &str) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("tenon-sql-tests-{}-{test}", std::process::id()));
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "tenon-sql-tests-{}-{call}-{test}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     TempDir(dir)
