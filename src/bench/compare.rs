@@ -15,6 +15,13 @@
 //! about 0.01% for the same code and data (their spread is taken as 0:
 //! only the threshold applies, so keep it at 1% or more). A workload or
 //! strategy in only one of them is listed, not judged.
+//!
+//! Its limit: two wall-time medians taken minutes apart differ by whatever
+//! the machine did in between (10-20% on a busy 2-core runner), which no
+//! spread of a few runs bounds, so the same binary can fail against its
+//! own baseline. Keep it for history; gate on two binaries timed in
+//! interleaved pairs ([`super::paired`], `tenon bench --against`) or on
+//! instruction counts.
 
 use super::report::BenchReport;
 

@@ -1,12 +1,15 @@
 //! `tenon bench`'s results: the report and its JSON form ([`report`]), the
-//! comparison with a baseline ([`compare`]) and the chart ([`svg`]). The
+//! comparison with a baseline ([`compare`]), the verdict on two binaries
+//! timed in interleaved pairs ([`paired`]) and the chart ([`svg`]). The
 //! measuring itself is the command's (it runs [`crate::suite`]'s joins).
 
 pub mod compare;
+pub mod paired;
 pub mod report;
 pub mod svg;
 
 pub use compare::{Change, Comparison, compare};
+pub use paired::{MedianInterval, PairedFigure, PairedVerdict, judge, median_interval};
 pub use report::{BenchReport, Choice, SCHEMA, Settings, StrategyTiming, WorkloadReport};
 
 #[cfg(test)]

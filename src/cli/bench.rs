@@ -1,11 +1,14 @@
 //! `tenon bench`: the join strategies side by side on the synthetic
 //! workloads, against what the planner chooses by default and under each
 //! workload's hint (regret = chosen / fastest); `--json` for machines,
-//! `--svg` for people, `--baseline` for CI (exit 1 past the threshold).
-//! The report, the comparison and the chart are [`tenon::bench`]'s.
+//! `--svg` for people, `--against` (another binary, runs interleaved) and
+//! `--baseline` (an earlier JSON file) for CI (exit 1 past the threshold).
+//! The report, the comparisons and the chart are [`tenon::bench`]'s.
+
+mod against;
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
 use clap::Args;
@@ -36,9 +39,10 @@ pub(crate) struct BenchArgs {
     /// Worker threads, 1 to 1024 (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Timed runs per strategy (the median is reported).
-    #[arg(long, default_value_t = 5)]
-    runs: usize,
+    /// Timed runs per strategy (the median is reported; default 5), or
+    /// with --against the pairs of runs per strategy (default 10).
+    #[arg(long)]
+    runs: Option<usize>,
     /// Fraction of the full workload size (1.0 = 10M probe rows; default
     /// 1.0, or 0.01 with --measure instructions).
     #[arg(long)]
@@ -78,10 +82,23 @@ pub(crate) struct BenchArgs {
     svg: Option<PathBuf>,
     /// Compare with an earlier `--json` file; exit 1 when a median grew by
     /// more than --max-regression percent and by more than the baseline's
-    /// own spread of runs.
+    /// own spread of runs. For history: two medians taken minutes apart
+    /// differ by what the machine did in between (10-20% on a busy
+    /// runner), which a few runs' spread does not bound; gate on
+    /// --against (wall time, one sitting) or with --measure instructions
+    /// in both files (low noise).
     #[arg(long, value_name = "PATH")]
     baseline: Option<PathBuf>,
-    /// The threshold of --baseline, in percent.
+    /// Compare this binary with another tenon binary in one sitting: for
+    /// each workload and strategy both run, --runs pairs of turns, a turn
+    /// being one child process of a binary (its fastest of 3 runs),
+    /// interleaved (which goes first alternates); exit 1 when the whole
+    /// ~95% confidence interval of the median ratio this/other (sign
+    /// test) lies above 1 + --max-regression/100. --json and --svg then
+    /// hold this binary's turns.
+    #[arg(long, value_name = "TENON", conflicts_with = "baseline")]
+    against: Option<PathBuf>,
+    /// The threshold of --baseline and --against, in percent.
     #[arg(long, default_value_t = 10.0, value_name = "PCT")]
     max_regression: f64,
 }
@@ -166,10 +183,17 @@ struct Job {
     baseline: Option<BenchReport>,
     pool: rayon::ThreadPool,
     threads: usize,
+    /// Timed runs per strategy (pairs with --against).
+    runs: usize,
+    /// The testing aid of [`against::InjectedSlowdown`].
+    slowdown: Option<against::InjectedSlowdown>,
 }
 
 pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
     let job = check_args(&args)?;
+    if let Some(other) = &args.against {
+        return against::run(&args, &job, other);
+    }
     // A bar of workloads on stderr (indicatif draws nothing when stderr is
     // not a terminal).
     let progress = indicatif::ProgressBar::new(job.workloads.len() as u64);
@@ -182,7 +206,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         tenon_version: env!("CARGO_PKG_VERSION").to_string(),
         settings: Settings {
             threads: job.threads,
-            runs: args.runs,
+            runs: job.runs,
             scale: job.scale,
             seed: args.seed,
             batch_size: args.batch_size,
@@ -231,8 +255,17 @@ fn check_args(args: &BenchArgs) -> Result<Job, CliError> {
             .collect::<Result<_, _>>()?
     };
     let asked = strategies(&args.strategies)?;
-    if args.runs == 0 {
+    let runs = args
+        .runs
+        .unwrap_or(if args.against.is_some() { 10 } else { 5 });
+    if runs == 0 {
         return Err(CliError::usage("--runs must be at least 1"));
+    }
+    if args.against.is_some() && args.measure == Measure::Instructions {
+        return Err(CliError::usage(
+            "--against compares wall time; instruction counts need no pairing: compare them \
+             with --measure instructions --baseline FILE",
+        ));
     }
     let scale = args.scale.unwrap_or(match args.measure {
         Measure::Time => 1.0,
@@ -297,6 +330,8 @@ fn check_args(args: &BenchArgs) -> Result<Job, CliError> {
         baseline,
         pool,
         threads,
+        runs,
+        slowdown: against::InjectedSlowdown::from_env()?,
     })
 }
 
@@ -389,7 +424,7 @@ fn measure_workload(
     let mut answer: Option<(Strategy, JoinSummary)> = None;
     for strategy in chosen {
         let timed = match &session {
-            Some(session) => time_executed(args, session, w, strategy, progress)?,
+            Some(session) => time_executed(job, session, w, strategy, progress)?,
             None => time_strategy(args, job, w, strategy, &inputs, progress)?,
         };
         let Some((timing, summary)) = timed else {
@@ -444,15 +479,16 @@ fn measure_expansion(
         );
     }
     let inputs = expansion::expansion_inputs(e, job.scale, args.seed, args.batch_size);
-    let mut runs_s = Vec::with_capacity(args.runs);
+    let mut runs_s = Vec::with_capacity(job.runs);
     let mut summary = None;
-    for run in 0..=args.runs {
-        progress.set_message(format!("{} {UNNEST} run {run}/{}", e.name(), args.runs));
+    for run in 0..=job.runs {
+        progress.set_message(format!("{} {UNNEST} run {run}/{}", e.name(), job.runs));
         let start = Instant::now();
         let s = job
             .pool
             .install(|| expansion::callgrind_measured_region_of_expansion(&inputs))
             .map_err(|err| CliError::exec(format!("{}: {err}", e.name())))?;
+        against::InjectedSlowdown::pad(job.slowdown.as_ref(), e.name(), start.elapsed());
         if run > 0 {
             runs_s.push(start.elapsed().as_secs_f64());
         }
@@ -511,11 +547,11 @@ fn time_strategy(
     let Some(join) = suite::join(w, strategy, args.batch_size) else {
         return Ok(None);
     };
-    let mut runs_s = Vec::with_capacity(args.runs);
+    let mut runs_s = Vec::with_capacity(job.runs);
     let mut peak = 0usize;
     let mut summary = None;
-    for run in 0..=args.runs {
-        progress.set_message(format!("{w} {strategy} run {run}/{}", args.runs));
+    for run in 0..=job.runs {
+        progress.set_message(format!("{w} {strategy} run {run}/{}", job.runs));
         let budget = MemoryBudget::unlimited();
         let measured = join.clone().memory(budget.clone());
         let start = Instant::now();
@@ -523,6 +559,7 @@ fn time_strategy(
             .pool
             .install(|| suite::callgrind_measured_region(&measured, inputs))
             .map_err(|e| CliError::exec(format!("{w} {strategy}: {e}")))?;
+        against::InjectedSlowdown::pad(job.slowdown.as_ref(), w.name(), start.elapsed());
         if run > 0 {
             runs_s.push(start.elapsed().as_secs_f64());
         }
@@ -561,7 +598,7 @@ fn time_strategy(
 /// the executor under `--set memory_limit` (suite::executed), with the
 /// bytes it spilled; `None` when the suite has no such join.
 fn time_executed(
-    args: &BenchArgs,
+    job: &Job,
     session: &tenon::Session,
     w: Workload,
     strategy: Strategy,
@@ -570,15 +607,19 @@ fn time_executed(
     if !suite::strategies(w, false).contains(&strategy) {
         return Ok(None);
     }
-    let mut runs_s = Vec::with_capacity(args.runs);
+    let mut runs_s = Vec::with_capacity(job.runs);
     let (mut peak, mut spilled) = (0u64, 0u64);
     let mut summary = None;
-    for run in 0..=args.runs {
-        progress.set_message(format!("{w} {strategy} run {run}/{}", args.runs));
+    for run in 0..=job.runs {
+        progress.set_message(format!("{w} {strategy} run {run}/{}", job.runs));
         let e = suite::executed::run(session, w, strategy)
             .map_err(|e| CliError::exec(format!("{w} {strategy}: {e}")))?;
+        // the executor times itself: the injected spinning is timed here
+        let start = Instant::now();
+        let measured = Duration::from_secs_f64(e.seconds.max(0.0));
+        against::InjectedSlowdown::pad(job.slowdown.as_ref(), w.name(), measured);
         if run > 0 {
-            runs_s.push(e.seconds);
+            runs_s.push(e.seconds + start.elapsed().as_secs_f64());
         }
         peak = peak.max(e.peak_memory);
         spilled = spilled.max(e.spilled_bytes);
