@@ -374,17 +374,15 @@ impl Sitting<'_> {
     /// `workload` in one child process.
     fn turn(&self, side: Side, workload: &str, strategy: &str) -> Result<StrategyTiming, CliError> {
         let w = self.workload(side, workload, strategy, RUNS_PER_TURN)?;
+        let shown = format!(
+            "{} bench --workload {workload} --strategies {strategy}",
+            self.binary(side).display()
+        );
         w.and_then(|w| w.strategies.into_iter().find(|s| s.strategy == strategy))
             .filter(|s| !s.runs_s.is_empty())
             .ok_or_else(|| {
-                unreadable(
-                    side,
-                    &format!("{} bench --workload {workload} --strategies {strategy}", {
-                        self.binary(side).display()
-                    }),
-                    &format!("its report has no timed run of {workload} {strategy}"),
-                    "",
-                )
+                let why = format!("its report has no timed run of {workload} {strategy}");
+                unreadable(side, &shown, &why, "")
             })
     }
 }
