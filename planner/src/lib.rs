@@ -45,4 +45,5 @@ pub mod hints;
 pub mod lookup;
 pub mod prepare;
 pub mod sql;
+pub mod statistics;
 pub mod table_function;

@@ -41,6 +41,7 @@ mod debezium;
 #[cfg(test)]
 mod declared_tests;
 mod destination;
+mod footer_stats;
 mod late;
 mod metadata;
 mod pages;
@@ -61,6 +62,7 @@ pub use debezium::{
     ChangeLog, ChangeLogRows, ChangeLogView, DELETED_COLUMN, read_change_log, versions_schema,
 };
 pub use destination::{Destination, remove_unfinished_files};
+pub use footer_stats::parquet_column_stats;
 pub use metadata::{FileStamp, FileStats, file_stats, parquet_column_bytes, table_schema};
 pub(crate) use read::format_of;
 pub use read::{LoadedTable, read_table, read_table_with};

@@ -19,8 +19,8 @@ use crate::error::{Cause, Error};
 use crate::io::{ChangeLog, ChangeLogView, file_stats, versions_schema};
 use crate::options::parse_create_options;
 
-/// Whether `sql` starts (after white space and comments) with CREATE or
-/// DROP: the only statements besides queries. Cheap, so that a query pays
+/// Whether `sql` starts (after white space and comments) with CREATE, DROP or
+/// ANALYZE: the only statements besides queries. Cheap, so that a query pays
 /// no second parse.
 fn looks_like_ddl(sql: &str) -> bool {
     let mut rest = sql;
@@ -38,7 +38,9 @@ fn looks_like_ddl(sql: &str) -> bool {
         .chars()
         .take_while(|c| c.is_ascii_alphabetic())
         .collect();
-    word.eq_ignore_ascii_case("create") || word.eq_ignore_ascii_case("drop")
+    ["create", "drop", "analyze"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
 }
 
 /// The statement if `sql` is DDL, `None` for a query.
@@ -165,6 +167,7 @@ impl Session {
             SqlStatement::DropTable(d) => self.drop_tables(d)?,
             SqlStatement::CreateTemporalFunction(f) => self.create_temporal_function(f)?,
             SqlStatement::DropTemporalFunction(d) => self.drop_temporal_functions(d)?,
+            SqlStatement::Analyze(name) => self.analyze_table(&name)?,
         };
         Ok(Some(done))
     }

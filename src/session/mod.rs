@@ -12,6 +12,7 @@ mod query;
 mod settings;
 mod sources;
 mod stack;
+mod statistics;
 
 use std::path::Path;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -188,8 +189,9 @@ impl Session {
                 schema
             ))));
         }
-        self.registry_mut()
-            .insert_data(name, TableData::new(schema, batches));
+        let data = TableData::new(schema, batches);
+        let stats = self.pool.install(|| sources::stats_of(&data));
+        self.registry_mut().insert_data(name, data, stats);
         Ok(())
     }
 
@@ -267,8 +269,10 @@ impl Session {
     /// Registers a Parquet, CSV, Arrow IPC or JSON file (or a directory of
     /// them) as table `name`, read lazily: registering reads only the
     /// schema (Parquet footers, IPC headers; CSV and JSON: inferred from
-    /// their first rows) and the statistics (rows and column sizes from
-    /// Parquet footers, else the size on disk); each query that scans the
+    /// their first rows) and the statistics (rows, column sizes, null
+    /// counts, bounds and, when stored, distinct counts from Parquet
+    /// footers, else the size on disk; [`Session::analyze`] computes the
+    /// rest); each query that scans the
     /// table reads only the columns it uses while its scans run, batch by
     /// batch (the batches in flight charged to its `memory_limit`), and
     /// for Parquet only the row groups whose statistics do not rule out
@@ -287,7 +291,9 @@ impl Session {
         let schema = crate::io::table_schema(path)?;
         let on_disk = crate::io::file_stats(path, None)?;
         let column_bytes = crate::io::parquet_column_bytes(path)?.unwrap_or_default();
+        let columns = crate::io::parquet_column_stats(path, &schema)?.unwrap_or_default();
         let stats = tenon_planner::sql::TableStats {
+            columns,
             row_count: on_disk.rows,
             byte_size: Some(if column_bytes.is_empty() {
                 on_disk.bytes
@@ -319,7 +325,7 @@ impl Session {
         crate::io::table_schema(path)?;
         let loaded = read_table(path, self.config.batch_size)?;
         let mut data = TableData::new(loaded.schema, loaded.batches);
-        let stats = sources::stats_of(&data);
+        let stats = self.pool.install(|| sources::stats_of(&data));
         data.batches = held_form::compact(std::mem::take(&mut data.batches));
         let file = FileTable::read_already(
             path.to_path_buf(),

@@ -521,8 +521,7 @@ pub(crate) struct Registry {
 impl Registry {
     /// Registers rows held in memory (replacing a table or view of that
     /// name).
-    pub(crate) fn insert_data(&mut self, name: &str, mut data: TableData) {
-        let stats = stats_of(&data);
+    pub(crate) fn insert_data(&mut self, name: &str, mut data: TableData, stats: TableStats) {
         data.batches = held_form::compact(std::mem::take(&mut data.batches));
         self.drop_versions_of(name);
         self.catalog.drop_view(name);
@@ -576,7 +575,9 @@ impl Registry {
     }
 }
 
-/// The statistics of rows in memory: their count and bytes per column.
+/// The statistics of rows in memory: their count, bytes per column and
+/// each column's values ([`tenon_planner::statistics`]), summed up on the
+/// current rayon pool (the caller's session's, inside `install`).
 pub(crate) fn stats_of(data: &TableData) -> TableStats {
     let column_bytes: Vec<u64> = (0..data.schema.fields().len())
         .map(|c| data.batches.iter().map(|b| value_bytes(b.column(c))).sum())
@@ -586,6 +587,7 @@ pub(crate) fn stats_of(data: &TableData) -> TableStats {
         byte_size: Some(column_bytes.iter().sum()),
         sorted_on: Vec::new(),
         column_bytes,
+        columns: tenon_planner::statistics::compute_column_stats(&data.batches),
     }
 }
 

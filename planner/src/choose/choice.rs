@@ -196,5 +196,6 @@ pub(super) fn set_operation_join(
         adaptive_build_side: allows_adaptive_build_side(&source, strategy),
         source,
         ignored_hints: Vec::new(),
+        estimates: super::JoinEstimates::default(),
     })
 }

@@ -1,25 +1,40 @@
 //! Size estimates of join inputs that are not plain tables: through
 //! filters, projections, aggregates, limits and other joins (H15).
 //!
-//! Deliberately simple, System R style guesses, used only to pick a build
-//! side and to compare with `broadcast_threshold`:
+//! System R style estimates, used to pick a strategy and a build side and
+//! to compare with `broadcast_threshold`. Where the catalog has column
+//! statistics (`crate::statistics`: null and distinct counts, minimum and
+//! maximum, for tables in memory and from Parquet footers or `ANALYZE
+//! TABLE`) they decide; where it has none, fixed guesses do:
 //!
-//! - a filter keeps, for each of its AND-ed conditions, a tenth of its
-//!   input for an equality of a column and a constant
-//!   ([`EQUALITY_SELECTIVITY`]) and a quarter for any other condition
-//!   ([`FILTER_SELECTIVITY`]), the product never below
-//!   [`MIN_FILTER_SELECTIVITY`] (TPC-H Q17's `p_brand = 'Brand#23' AND
-//!   p_container = 'MED BOX'` keeps 1%; the real figure is 0.1%);
-//! - a join on equi keys produces `left rows x right rows / min(left base
-//!   rows, right base rows)`, where an input's *base rows* are the rows of
-//!   its largest table before filters: the foreign-key join's shape, in
-//!   which the smaller base table holds each key once and a filter on
-//!   either side removes its share of the output (TPC-H Q9: lineitem
-//!   joined with a quarter of part is a quarter of lineitem); an outer join
-//!   at least its preserved side(s); a join without keys as many rows as
-//!   its larger input; each output row as wide as both inputs' rows
-//!   together; a semi or anti join at most its preserved side;
-//! - GROUP BY keeps a tenth of its input's rows, a global aggregate one row;
+//! - a filter keeps what `selectivity.rs` says: from the statistics of the
+//!   column a condition compares with a constant (`1 / distinct` for an
+//!   equality, the covered share of `[min, max]` for a range, the share of
+//!   NULLs), else a tenth for an equality with a constant and a quarter for
+//!   any other condition, the guesses' product never below a thousandth
+//!   (TPC-H Q17's `p_brand = 'Brand#23' AND p_container = 'MED BOX'` keeps
+//!   1% by guessing; the real figure is 0.1%, which its distinct counts
+//!   give: 25 brands, 40 containers);
+//! - a join on equi keys whose key columns have distinct counts produces
+//!   `left rows x right rows / max(distinct left, distinct right)` per key
+//!   (each side's count at most its rows; for several keys the product of
+//!   those divisors, at most the larger input's rows): each key value of
+//!   the side with fewer distinct values meets its share of the other's
+//!   rows. This is what tells a many-to-many join (1M x 1M over 100K key
+//!   values: 10M rows) from a foreign-key join (10M x 1K unique keys: 10M
+//!   rows). Without distinct counts, the output is `left rows x right rows
+//!   / min(left base rows, right base rows)`, where an input's *base rows*
+//!   are the rows of its largest table before filters: the foreign-key
+//!   join's shape, in which the smaller base table holds each key once and
+//!   a filter on either side removes its share of the output (TPC-H Q9:
+//!   lineitem joined with a quarter of part is a quarter of lineitem). An
+//!   outer join keeps at least its preserved side(s); a join without keys
+//!   as many rows as its larger input; each output row is as wide as both
+//!   inputs' rows together; a semi or anti join keeps at most its preserved
+//!   side;
+//! - GROUP BY keeps the product of its columns' distinct counts (at most
+//!   its input's rows) when they are known, else a tenth of its input's
+//!   rows; a global aggregate one row;
 //! - LIMIT n at most n rows; UNION ALL the sum.
 //!
 //! Anything else (VALUES, subquery expressions) has no estimate.
@@ -38,47 +53,9 @@ use std::collections::HashSet;
 use datafusion_common::tree_node::TreeNodeRecursion;
 use datafusion_expr::{JoinType as DfJoinType, LogicalPlan};
 
+use super::selectivity::{column_stats, selectivity};
 use crate::hints::SizeEstimate;
 use crate::sql::{Catalog, CatalogTable, TableStats};
-
-/// Fraction of rows one condition of a filter is assumed to keep (an
-/// equality with a constant: [`EQUALITY_SELECTIVITY`]).
-pub const FILTER_SELECTIVITY: f64 = 0.25;
-
-/// Fraction of rows `column = constant` is assumed to keep.
-pub const EQUALITY_SELECTIVITY: f64 = 0.1;
-
-/// The fewest rows a filter is assumed to keep, however many conditions
-/// it has.
-pub const MIN_FILTER_SELECTIVITY: f64 = 0.001;
-
-/// The fraction of its input's rows `predicate` is assumed to keep (module
-/// docs).
-fn selectivity(predicate: &datafusion_expr::Expr) -> f64 {
-    use datafusion_expr::{Expr, Operator, utils::split_conjunction};
-    let plain = |e: &Expr| {
-        let mut e = e;
-        while let Expr::Cast(c) = e {
-            e = &c.expr;
-        }
-        e.clone()
-    };
-    let product: f64 = split_conjunction(predicate)
-        .into_iter()
-        .map(|c| match c {
-            Expr::BinaryExpr(b) if b.op == Operator::Eq => {
-                match (plain(&b.left), plain(&b.right)) {
-                    (Expr::Column(_), Expr::Literal(..)) | (Expr::Literal(..), Expr::Column(_)) => {
-                        EQUALITY_SELECTIVITY
-                    }
-                    _ => FILTER_SELECTIVITY,
-                }
-            }
-            _ => FILTER_SELECTIVITY,
-        })
-        .product();
-    product.max(MIN_FILTER_SELECTIVITY)
-}
 
 /// Fraction of rows a GROUP BY is assumed to keep.
 const GROUP_BY_REDUCTION: f64 = 0.1;
@@ -149,7 +126,7 @@ impl<'a> Estimator<'a> {
                 Some((e, e.rows))
             }
             LogicalPlan::Filter(f) => {
-                let keep = selectivity(&f.predicate);
+                let keep = selectivity(self.catalog, &f.input, &f.predicate);
                 keep_base(&f.input, &|e| scaled(e, keep))
             }
             LogicalPlan::Projection(p) => keep_base(&p.input, &|e| e),
@@ -172,7 +149,11 @@ impl<'a> Estimator<'a> {
                         bytes: 8 * a.aggr_expr.len().max(1) as u64,
                     }
                 } else {
-                    scaled(e, GROUP_BY_REDUCTION)
+                    let keep = match self.groups(a) {
+                        Some(groups) => groups as f64 / e.rows.max(1) as f64,
+                        None => GROUP_BY_REDUCTION,
+                    };
+                    scaled(e, keep.min(1.0))
                 };
                 // Groups are distinct: a new base.
                 Some((out, out.rows))
@@ -190,9 +171,11 @@ impl<'a> Estimator<'a> {
                     }
                     _ if j.on.is_empty() => l.rows.max(r.rows),
                     join_type => {
-                        let matched = ((l.rows as f64) * (r.rows as f64)
-                            / lbase.min(rbase).max(1) as f64)
-                            .ceil() as u64;
+                        let divisor = self
+                            .key_divisor(j, l.rows, r.rows)
+                            .unwrap_or(lbase.min(rbase).max(1) as f64);
+                        let matched =
+                            ((l.rows as f64) * (r.rows as f64) / divisor.max(1.0)).ceil() as u64;
                         match join_type {
                             DfJoinType::Left => matched.max(l.rows),
                             DfJoinType::Right => matched.max(r.rows),
@@ -222,6 +205,47 @@ impl<'a> Estimator<'a> {
             }
             _ => None,
         }
+    }
+}
+
+impl Estimator<'_> {
+    /// The distinct values of `plan`'s column `e` (a column, under casts),
+    /// at most `rows`.
+    fn distinct(&self, plan: &LogicalPlan, e: &datafusion_expr::Expr, rows: u64) -> Option<u64> {
+        let mut e = e;
+        while let datafusion_expr::Expr::Cast(c) = e {
+            e = &c.expr;
+        }
+        let datafusion_expr::Expr::Column(c) = e else {
+            return None;
+        };
+        let (stats, _) = column_stats(self.catalog, plan, c)?;
+        Some(stats.distinct_count?.min(rows).max(1))
+    }
+
+    /// What an equi join's matches are divided by (module docs): the
+    /// product over its keys of the larger distinct count, at most the
+    /// larger input's rows; `None` when a key has no distinct count.
+    fn key_divisor(&self, j: &datafusion_expr::Join, lrows: u64, rrows: u64) -> Option<f64> {
+        let mut divisor = 1.0f64;
+        for (l, r) in &j.on {
+            let dl = self.distinct(&j.left, l, lrows)?;
+            let dr = self.distinct(&j.right, r, rrows)?;
+            divisor *= dl.max(dr) as f64;
+        }
+        Some(divisor.min(lrows.max(rrows).max(1) as f64))
+    }
+
+    /// The groups of a GROUP BY: the product of its columns' distinct
+    /// counts, when every one is known (a grouping set or computed key:
+    /// unknown).
+    fn groups(&self, a: &datafusion_expr::logical_plan::Aggregate) -> Option<u64> {
+        let (input, _) = self.with_base(&a.input)?;
+        let mut groups = 1u64;
+        for g in &a.group_expr {
+            groups = groups.saturating_mul(self.distinct(&a.input, g, input.rows)?);
+        }
+        Some(groups.min(input.rows.max(1)))
     }
 }
 

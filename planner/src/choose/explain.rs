@@ -9,6 +9,8 @@
 use std::fmt;
 
 use super::{JoinPlan, PlannedJoin};
+use crate::hints::SizeEstimate;
+use crate::hints::fmt_bytes;
 use tenon_kernels::JoinSide;
 
 /// A JSON string literal.
@@ -69,6 +71,22 @@ impl PlannedJoin {
         }
         o.push_str(", \"reason\": ");
         json_string(&mut o, &self.reason);
+        o.push_str(", \"estimates\": {");
+        let e = &self.estimates;
+        for (i, (key, size)) in [("left", e.left), ("right", e.right), ("output", e.output)]
+            .into_iter()
+            .enumerate()
+        {
+            if i > 0 {
+                o.push_str(", ");
+            }
+            o.push_str(&format!("\"{key}\": "));
+            match size {
+                Some(s) => o.push_str(&format!("{{\"rows\": {}, \"bytes\": {}}}", s.rows, s.bytes)),
+                None => o.push_str("null"),
+            }
+        }
+        o.push('}');
         o.push_str(", \"ignored_hints\": ");
         json_list(&mut o, &self.ignored_hints, |o, h| {
             o.push_str("{\"hint\": ");
@@ -134,6 +152,25 @@ impl fmt::Display for PlannedJoin {
         write!(f, " ({})", self.reason)?;
         for h in &self.ignored_hints {
             write!(f, "\n    {h}")?;
+        }
+        let e = &self.estimates;
+        if e.left.is_some() || e.right.is_some() {
+            let size = |s: Option<SizeEstimate>| {
+                s.map_or_else(
+                    || "no estimate".to_string(),
+                    |s| format!("{} rows, {}", s.rows, fmt_bytes(s.bytes)),
+                )
+            };
+            write!(
+                f,
+                "\n    estimated: {} {}; {} {}; output {}",
+                name(&self.left),
+                size(e.left),
+                name(&self.right),
+                size(e.right),
+                e.output
+                    .map_or_else(|| "no estimate".to_string(), |s| format!("{} rows", s.rows)),
+            )?;
         }
         Ok(())
     }

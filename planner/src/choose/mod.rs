@@ -66,6 +66,7 @@ mod explain;
 mod join_numbers;
 mod lookup_choice;
 mod lookup_hints;
+mod selectivity;
 mod sites;
 
 pub use choice::{JoinChoice, JoinKind, allows_adaptive_build_side};
@@ -87,7 +88,7 @@ use datafusion_expr::{Join, LogicalPlan};
 
 use crate::config::Config;
 use crate::hints::{
-    DecisionSource, HintError, HintPlacement, IgnoredHint, Position, resolve_block,
+    DecisionSource, HintError, HintPlacement, IgnoredHint, Position, SizeEstimate, resolve_block,
 };
 use crate::sql::{Catalog, PlanPath, PlannedQuery, SqlError, node_at, plan_sql, replace_node_at};
 use tenon_kernels::{JoinSide, JoinType, Strategy};
@@ -118,6 +119,19 @@ impl PlanError {
             PlanError::Hint(e) => e.position(),
         }
     }
+}
+
+/// The size estimates a join's decision was made with (none for an input
+/// or output nothing could be estimated for: a VALUES list, a table
+/// without statistics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JoinEstimates {
+    /// The left input's rows and bytes (of the columns the query reads).
+    pub left: Option<SizeEstimate>,
+    /// The right input's.
+    pub right: Option<SizeEstimate>,
+    /// The join's output.
+    pub output: Option<SizeEstimate>,
 }
 
 /// The decision for one join of the query.
@@ -162,6 +176,9 @@ pub struct PlannedJoin {
     pub adaptive_build_side: bool,
     /// Hints that named an input of this join but did not decide it.
     pub ignored_hints: Vec<IgnoredHint>,
+    /// The size estimates the decision was made with (EXPLAIN shows
+    /// them).
+    pub estimates: JoinEstimates,
 }
 
 /// A join hint of a block that applied to no join of that block.

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use datafusion_common::NullEquality;
 use datafusion_expr::{Expr, Join, JoinType as DfJoinType, LogicalPlan};
 
+use super::JoinEstimates;
 use super::block_hints::block_hints;
 use super::estimate::Estimator;
 use super::{PlanError, PlannedJoin, allows_adaptive_build_side};
@@ -131,6 +132,11 @@ impl BlockToDecide<'_> {
                 && allows_adaptive_build_side(&decision.source, decision.strategy),
             source: decision.source,
             ignored_hints: decision.ignored,
+            estimates: JoinEstimates {
+                left: site.left.estimate,
+                right: site.right.estimate,
+                output: site.output,
+            },
         }
     }
 }
@@ -216,6 +222,7 @@ fn join_site(
             shared,
         ),
     );
+    site = site.with_output(estimator.estimate(&LogicalPlan::Join(join.clone())));
     if crate::sql::is_time_join(join) {
         site = site.time_join();
     } else if join.on.is_empty() {

@@ -125,6 +125,8 @@ pub struct JoinSite {
     pub left: SiteInput,
     /// The right input.
     pub right: SiteInput,
+    /// The join's estimated output, when there is an estimate.
+    pub output: Option<SizeEstimate>,
 }
 
 impl JoinSite {
@@ -138,7 +140,14 @@ impl JoinSite {
             time_join: false,
             left,
             right,
+            output: None,
         }
+    }
+
+    /// With an estimated output.
+    pub fn with_output(mut self, output: Option<SizeEstimate>) -> Self {
+        self.output = output;
+        self
     }
 
     /// Without an equi condition (only a non-equi predicate, or CROSS).

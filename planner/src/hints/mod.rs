@@ -64,8 +64,8 @@ pub use block::{
     SiteInput, SizeEstimate,
 };
 pub use comments::{HintComment, HintPlacement, find_hint_comments};
-pub(crate) use decision::side_label;
 pub use decision::{BlockResolution, DecisionSource, IgnoreReason, IgnoredHint, JoinDecision};
+pub(crate) use decision::{fmt_bytes, side_label};
 pub use error::HintError;
 pub use key_values::{hint_key_values, key_values};
 pub use name::HintName;

@@ -40,6 +40,10 @@ pub struct TableStats {
     /// what lets a size estimate count only the columns a query reads.
     /// Only their proportions matter; `byte_size` stays the table's size.
     pub column_bytes: Vec<u64>,
+    /// What is known of each column's values, in schema order (empty when
+    /// nothing is): null and distinct counts, minimum and maximum, which
+    /// the size estimates read (`choose/estimate.rs`).
+    pub columns: Vec<crate::statistics::ColumnStats>,
 }
 
 /// One registered table: its schema and statistics.
@@ -275,6 +279,24 @@ impl Catalog {
             Some(t) => {
                 t.lookup = Some(source.into());
                 t.lookup_only = lookup_only;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Sets the row count and column statistics of table `name` (what
+    /// `ANALYZE TABLE` found); `false` when there is no such table.
+    pub fn set_column_stats(
+        &mut self,
+        name: &str,
+        rows: u64,
+        columns: Vec<crate::statistics::ColumnStats>,
+    ) -> bool {
+        match self.tables.get_mut(name) {
+            Some(t) => {
+                t.stats.row_count = Some(rows);
+                t.stats.columns = columns;
                 true
             }
             None => false,

@@ -1,8 +1,8 @@
 //! Statements beyond queries: scripts split into statements, and the DDL a
 //! session runs (`CREATE [TEMPORARY] VIEW`, `DROP VIEW`, Flink-style
 //! `CREATE TABLE ... WITH (...)` (parsed in `table_ddl`), `DROP TABLE`,
-//! `CREATE / DROP TEMPORAL TABLE FUNCTION` (`temporal_ddl`)), parsed into
-//! plain values.
+//! `CREATE / DROP TEMPORAL TABLE FUNCTION` (`temporal_ddl`)), and
+//! `ANALYZE [TABLE] t`, parsed into plain values.
 //!
 //! The meaning of a `CREATE TABLE`'s options (connector, path, format, ...)
 //! is the session's: here they are only read as `'key' = 'value'` pairs.
@@ -63,6 +63,9 @@ pub enum SqlStatement {
     CreateTemporalFunction(CreateTemporalFunction),
     /// `DROP TEMPORAL TABLE FUNCTION [IF EXISTS] f [, ...]`.
     DropTemporalFunction(DropObjects),
+    /// `ANALYZE [TABLE] t`: compute table `t`'s column statistics now
+    /// (the table's name, folded).
+    Analyze(String),
 }
 
 /// A parsed `CREATE VIEW`.
@@ -250,6 +253,9 @@ fn first_keyword(tokens: &[TokenWithSpan]) -> Option<Keyword> {
 /// ```
 pub fn parse_statement(sql: &str) -> Result<SqlStatement, SqlError> {
     let tokens = tokenize(sql)?;
+    if first_keyword(&tokens) == Some(Keyword::ANALYZE) {
+        return parse_analyze(&tokens);
+    }
     if !matches!(
         first_keyword(&tokens),
         Some(Keyword::CREATE | Keyword::DROP)
@@ -329,6 +335,47 @@ pub fn parse_statement(sql: &str) -> Result<SqlStatement, SqlError> {
                 .collect::<Vec<_>>()
                 .join(" ")
         ))),
+    }
+}
+
+/// `ANALYZE [TABLE] name [;]`, tokenized: the name, folded. Hive's and
+/// Spark's clauses (`PARTITION`, `COMPUTE STATISTICS`, `FOR COLUMNS`) are
+/// errors: tenon's ANALYZE computes every column's statistics.
+fn parse_analyze(tokens: &[TokenWithSpan]) -> Result<SqlStatement, SqlError> {
+    let words: Vec<&TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::SemiColon))
+        .collect();
+    let usage = |what: String| {
+        SqlError::Unsupported(format!(
+            "{what}: write `ANALYZE TABLE name`, which computes the row count and every \
+             column's null count, minimum, maximum and distinct count"
+        ))
+    };
+    let rest = match words.get(1).map(|t| &t.token) {
+        Some(Token::Word(w)) if w.keyword == Keyword::TABLE && w.quote_style.is_none() => {
+            &words[2..]
+        }
+        _ => &words[1..],
+    };
+    match rest {
+        [] => Err(usage("ANALYZE without a table".into())),
+        [t] => match &t.token {
+            Token::Word(w) => Ok(SqlStatement::Analyze(fold_ident(
+                &w.clone().into_ident(t.span),
+            ))),
+            other => Err(usage(format!("ANALYZE `{other}`: not a table name"))),
+        },
+        [t, more, ..] => {
+            let after = match &t.token {
+                Token::Word(_) => format!("`{more}` after the table name"),
+                other => format!("`{other}`"),
+            };
+            Err(usage(format!(
+                "ANALYZE {after} (line {}, column {})",
+                more.span.start.line, more.span.start.column
+            )))
+        }
     }
 }
 

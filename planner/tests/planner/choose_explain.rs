@@ -28,6 +28,7 @@ fn catalog() -> Catalog {
                 byte_size: None,
                 sorted_on: Vec::new(),
                 column_bytes: Vec::new(),
+                columns: Vec::new(),
             },
         );
     }

@@ -36,6 +36,7 @@ fn catalog() -> Catalog {
             Vec::new()
         },
         column_bytes: Vec::new(),
+        columns: Vec::new(),
     };
     let mut c = Catalog::new();
     c.register_table_with_stats("t1", schema(), stats(100, 1_600, false));

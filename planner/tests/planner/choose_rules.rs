@@ -21,6 +21,7 @@ fn stats(rows: u64, bytes: u64) -> TableStats {
         byte_size: Some(bytes),
         sorted_on: Vec::new(),
         column_bytes: Vec::new(),
+        columns: Vec::new(),
     }
 }
 
