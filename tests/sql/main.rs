@@ -44,6 +44,7 @@ mod spill_collected;
 mod spill_set_ops;
 mod spill_sort;
 mod spill_time;
+mod statistics;
 mod time_asof;
 mod time_ddl;
 mod time_temporal;
