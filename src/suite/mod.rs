@@ -342,7 +342,7 @@ pub fn hint(workload: Workload) -> &'static str {
 }
 
 /// What the planner chooses for `workload`'s join over `inputs` (with their
-/// row counts and sizes as the catalog's statistics), under `hint` or by
+/// row counts, sizes and column statistics as the catalog's statistics), under `hint` or by
 /// default, with `config`'s settings (`broadcast_threshold`, ...).
 ///
 /// # Errors
@@ -367,6 +367,8 @@ pub fn planner_choice(
             tenon_planner::sql::TableStats {
                 row_count: Some(input.num_rows() as u64),
                 byte_size: Some(bytes as u64),
+                // what a session computes for a table held in memory
+                columns: tenon_planner::statistics::compute_column_stats(input.batches()),
                 ..Default::default()
             },
         );

@@ -223,6 +223,9 @@ fn join_site(
         ),
     );
     site = site.with_output(estimator.estimate(&LogicalPlan::Join(join.clone())));
+    if !join.on.is_empty() && has_band(join) {
+        site = site.with_band();
+    }
     if crate::sql::is_time_join(join) {
         site = site.time_join();
     } else if join.on.is_empty() {
@@ -232,6 +235,42 @@ fn join_site(
         site = site.from_subquery();
     }
     Ok(site)
+}
+
+/// Whether `join`'s filter bounds an expression of one input by one of
+/// the other with `<`, `<=`, `>`, `>=` or `BETWEEN` (a band).
+fn has_band(join: &Join) -> bool {
+    let Some(filter) = &join.filter else {
+        return false;
+    };
+    // 1: only the left input's columns, 2: only the right's, 0: neither
+    // or both
+    let side = |e: &Expr| {
+        let refs = e.column_refs();
+        if refs.is_empty() {
+            0
+        } else if refs.iter().all(|c| join.left.schema().has_column(c)) {
+            1
+        } else if refs.iter().all(|c| join.right.schema().has_column(c)) {
+            2
+        } else {
+            0
+        }
+    };
+    let across = |a: &Expr, b: &Expr| {
+        let (x, y) = (side(a), side(b));
+        x != 0 && y != 0 && x != y
+    };
+    datafusion_expr::utils::split_conjunction(filter)
+        .into_iter()
+        .any(|c| match c {
+            Expr::BinaryExpr(b) => {
+                use datafusion_expr::Operator as O;
+                matches!(b.op, O::Lt | O::LtEq | O::Gt | O::GtEq) && across(&b.left, &b.right)
+            }
+            Expr::Between(b) => !b.negated && across(&b.expr, &b.low) && across(&b.expr, &b.high),
+            _ => false,
+        })
 }
 
 /// One input: its name, size estimate and sortedness.

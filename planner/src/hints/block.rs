@@ -125,8 +125,14 @@ pub struct JoinSite {
     pub left: SiteInput,
     /// The right input.
     pub right: SiteInput,
-    /// The join's estimated output, when there is an estimate.
+    /// The join's estimated output, when there is an estimate (of the
+    /// equi keys' matches: a band condition's share is not in it).
     pub output: Option<SizeEstimate>,
+    /// Whether the condition besides the equi keys bounds a column of one
+    /// side by the other's (`a.t BETWEEN b.t - 10 AND b.t + 10`, `a.t <
+    /// b.t`): a band, which the merge join finds by search within each run
+    /// of equal keys (H15).
+    pub band: bool,
 }
 
 impl JoinSite {
@@ -141,7 +147,27 @@ impl JoinSite {
             left,
             right,
             output: None,
+            band: false,
         }
+    }
+
+    /// With a band condition besides the equi keys.
+    pub fn with_band(mut self) -> Self {
+        self.band = true;
+        self
+    }
+
+    /// The equi keys' expected matches per row of the larger input
+    /// (`None` without estimates): about 1 for a foreign-key join, more
+    /// for a many-to-many one.
+    pub fn fan_out(&self) -> Option<f64> {
+        let rows = self
+            .left
+            .estimate?
+            .rows
+            .max(self.right.estimate?.rows)
+            .max(1);
+        Some(self.output?.rows as f64 / rows as f64)
     }
 
     /// With an estimated output.

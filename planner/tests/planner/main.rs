@@ -5,6 +5,7 @@
 mod choose_explain;
 mod choose_lowering;
 mod choose_rules;
+mod choose_statistics;
 mod exec_aggregate;
 mod exec_aggregate_props;
 mod exec_sort;
