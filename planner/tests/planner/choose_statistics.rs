@@ -78,8 +78,10 @@ fn h15_3a_many_matches_a_row_run_as_shuffle_merge() {
     let (s, why) = decide(&c, "SELECT * FROM n1 JOIN n2 ON n1.k = n2.k", &config);
     assert_ne!(s, Strategy::ShuffleMerge, "{why}");
     // a disabled SHUFFLE_MERGE and a hint keep their meaning
-    let mut no_merge = Config::default();
-    no_merge.disabled_strategies = vec![Strategy::ShuffleMerge];
+    let no_merge = Config {
+        disabled_strategies: vec![Strategy::ShuffleMerge],
+        ..Config::default()
+    };
     let (s, _) = decide(&c, "SELECT * FROM m1 JOIN m2 ON m1.k = m2.k", &no_merge);
     assert_ne!(s, Strategy::ShuffleMerge);
     let hinted = "SELECT /*+ BROADCAST(m2) */ * FROM m1 JOIN m2 ON m1.k = m2.k";
