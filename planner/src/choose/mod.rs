@@ -289,7 +289,7 @@ pub struct JoinPlan {
 /// assert_eq!(plan.joins[0].build.as_deref(), Some("t1"));
 /// assert_eq!(
 ///     plan.to_json(),
-///     r#"{"joins": [{"strategy": "BROADCAST", "join_type": "INNER", "build": "t1", "left": "t1", "right": "t2", "keys": ["t1.id = t2.id"], "reason": "hint BROADCAST(t1) applied", "ignored_hints": []}]}"#
+///     r#"{"joins": [{"strategy": "BROADCAST", "join_type": "INNER", "build": "t1", "left": "t1", "right": "t2", "keys": ["t1.id = t2.id"], "reason": "hint BROADCAST(t1) applied", "estimates": {"left": null, "right": null, "output": null}, "ignored_hints": []}]}"#
 /// );
 /// ```
 pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinPlan, PlanError> {

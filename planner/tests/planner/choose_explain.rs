@@ -185,7 +185,7 @@ fn json_matches_cli_example() {
     let p = plan("SELECT /*+ BROADCAST(t1) */ * FROM t1 JOIN t2 ON t1.id = t2.id");
     assert_eq!(
         p.to_json(),
-        r#"{"joins": [{"strategy": "BROADCAST", "join_type": "INNER", "build": "t1", "left": "t1", "right": "t2", "keys": ["t1.id = t2.id"], "reason": "hint BROADCAST(t1) applied", "ignored_hints": []}]}"#
+        r#"{"joins": [{"strategy": "BROADCAST", "join_type": "INNER", "build": "t1", "left": "t1", "right": "t2", "keys": ["t1.id = t2.id"], "reason": "hint BROADCAST(t1) applied", "estimates": {"left": {"rows": 1000, "bytes": 32000}, "right": {"rows": 2000, "bytes": 64000}, "output": {"rows": 2000, "bytes": 128000}}, "ignored_hints": []}]}"#
     );
     check_json(&p.to_json());
 }
