@@ -39,7 +39,8 @@ impl Session {
     /// let batch = RecordBatch::try_from_iter([(
     ///     "k",
     ///     Arc::new(Int64Array::from_iter_values((0..1000).map(|i| i % 10))) as _,
-    /// )])?;
+    /// )])
+    /// .expect("one column");
     /// session.register_batch("t", batch)?;
     /// assert_eq!(session.analyze_table("t")?, "analyzed t: 1000 rows, 1 column");
     /// let stats = session.table_stats("t").expect("a table");
