@@ -68,6 +68,7 @@ mod lookup_choice;
 mod lookup_hints;
 mod selectivity;
 mod sites;
+mod state_ttl;
 
 pub use choice::{JoinChoice, JoinKind, allows_adaptive_build_side};
 pub(crate) use join_numbers::decision_number;
@@ -324,6 +325,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
             .enumerate()
             .map(|(j, decision)| decided.planned(j, decision))
             .collect();
+        state_ttl::check_state_ttl_hints(&decided, &mut unused_hints, block.id)?;
         lookup_hints::apply_lookup_hints(
             &decided,
             &mut planned.iter_mut().collect::<Vec<_>>(),

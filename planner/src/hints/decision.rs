@@ -93,6 +93,9 @@ pub enum IgnoreReason {
         /// The name the hint gave.
         table: String,
     },
+    /// A valid hint for streaming state (STATE_TTL, H52), which a batch
+    /// query does not keep.
+    StreamingOnly,
 }
 
 fn side_name(side: JoinSide) -> &'static str {
@@ -146,6 +149,10 @@ impl fmt::Display for IgnoreReason {
                 "`{table}` is not the lookup table of a lookup join in its query block (a \
                  lookup join reads a lookup table, such as a 'jdbc' one, `FOR SYSTEM_TIME AS \
                  OF` a PROCTIME() column)"
+            ),
+            IgnoreReason::StreamingOnly => f.write_str(
+                "STATE_TTL applies to streaming state; no effect in batch (a batch join or \
+                 aggregate keeps its rows only while the query runs)",
             ),
         }
     }

@@ -412,9 +412,45 @@ fn h51_lookup_requires_a_table_and_complete_retry_options() {
 }
 
 #[test]
-#[ignore = "STATE_TTL (H52) is accepted but not validated: unknown tables and bad durations run"]
 fn h52_state_ttl_is_accepted_and_validated() {
     let s = sess();
+    // valid: no effect, and EXPLAIN says why (merged by H25: the first
+    // hint giving a name wins)
+    let sql = format!(
+        "SELECT /*+ STATE_TTL('t1' = '1d', 't2' = '12h'), STATE_TTL('t1' = '2d') */ * {T12}"
+    );
+    let text = s.explain(&sql).unwrap().to_text();
+    assert!(
+        text.contains(
+            "hint STATE_TTL('t1'='1d', 't2'='12h') ignored: STATE_TTL applies to streaming \
+             state; no effect in batch"
+        ),
+        "{text}"
+    );
+    // strict mode accepts it too: it is valid, only without effect
+    let mut strict = sess();
+    strict.set("hint_mode", "strict").unwrap();
+    assert_eq!(run(&strict, &sql), t12().strings());
+    // an aliased table goes by its alias
+    let e = query_err(
+        &s,
+        "SELECT /*+ STATE_TTL('t1' = '1d') */ * FROM t1 AS a JOIN t2 ON a.id = t2.id",
+    );
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().contains("STATE_TTL('a'"), "{e}");
+    // a GROUP BY block's input, and a subquery alias, are in scope
+    assert_eq!(
+        run(
+            &s,
+            "SELECT /*+ STATE_TTL('tmp' = '1d') */ count(*) FROM (SELECT id FROM t1) tmp"
+        ),
+        run(&s, "SELECT count(*) FROM t1")
+    );
+    for form in ["STATE_TTL(t1)", "STATE_TTL"] {
+        let e = query_err(&s, &format!("SELECT /*+ {form} */ * {T12}"));
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("'name' = 'duration'"), "{form}: {e}");
+    }
     assert_eq!(
         run(
             &s,
