@@ -1,12 +1,14 @@
 //! `tenon bench`'s results: the report and its JSON form ([`report`]), the
 //! comparison with a baseline ([`compare`]), the verdict on two binaries
-//! timed in interleaved pairs ([`paired`]) and the chart ([`svg`]). The
+//! timed in interleaved pairs ([`paired`]), the chart ([`svg`]) and the
+//! hinted variants of a user's query (`tenon bench --query`, [`variants`]). The
 //! measuring itself is the command's (it runs [`crate::suite`]'s joins).
 
 pub mod compare;
 pub mod paired;
 pub mod report;
 pub mod svg;
+pub mod variants;
 
 pub use compare::{Change, Comparison, compare};
 pub use paired::{MedianInterval, PairedFigure, PairedVerdict, judge, median_interval};

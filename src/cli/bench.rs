@@ -6,13 +6,15 @@
 //! The report, the comparisons and the chart are [`tenon::bench`]'s.
 
 mod against;
+mod baseline;
+mod query;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
 use clap::Args;
-use tenon::bench::{BenchReport, Choice, Settings, StrategyTiming, WorkloadReport, compare, svg};
+use tenon::bench::{BenchReport, Choice, Settings, StrategyTiming, WorkloadReport, svg};
 use tenon::datasets::{Tables, Workload, generate};
 use tenon::kernels::{JoinKernel, MemoryBudget, Strategy};
 use tenon::measure::JoinSummary;
@@ -101,6 +103,26 @@ pub(crate) struct BenchArgs {
     /// The threshold of --baseline and --against, in percent.
     #[arg(long, default_value_t = 10.0, value_name = "PCT")]
     max_regression: f64,
+    /// Bench a query of your own instead of the workloads (repeatable):
+    /// a .sql file holding one query, or a directory whose *.sql files
+    /// run in name order. Each join is run under every strategy that can
+    /// run it (a hint block inserted), one join at a time, and every
+    /// combination when the query has at most 3 joins; with --query,
+    /// --workload narrows to `FILE#joinN` or `FILE#all`.
+    #[arg(long = "query", value_name = "FILE|DIR")]
+    queries: Vec<PathBuf>,
+    /// A table the queries read, NAME=PATH (repeatable), as `tenon query
+    /// --table` registers it.
+    #[arg(long = "table", value_name = "NAME=PATH")]
+    tables: Vec<String>,
+    /// A table held in memory, NAME=PATH (repeatable), as `tenon query
+    /// --memory-table`: read once, so the times leave reading it out.
+    #[arg(long = "memory-table", value_name = "NAME=PATH")]
+    memory_tables: Vec<String>,
+    /// A script of DDL (CREATE TABLE ... WITH, CREATE VIEW) run before
+    /// the queries are planned.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    file: Option<PathBuf>,
 }
 
 /// What `tenon bench` measures.
@@ -191,8 +213,19 @@ struct Job {
 
 pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
     let job = check_args(&args)?;
+    if !args.queries.is_empty() {
+        return query::run(&args, &job);
+    }
     if let Some(other) = &args.against {
-        return against::run(&args, &job, other);
+        let names: Vec<String> = job
+            .workloads
+            .iter()
+            .map(|t| match t {
+                Target::Join(w) => w.name().to_string(),
+                Target::Expansion(e) => e.name().to_string(),
+            })
+            .collect();
+        return against::run(&args, &job, other, &names);
     }
     // A bar of workloads on stderr (indicatif draws nothing when stderr is
     // not a terminal).
@@ -232,7 +265,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
         write_text_atomically(path, &svg::chart(&report))?;
     }
     match &job.baseline {
-        Some(base) => compare_with_baseline(&args, base, &report),
+        Some(base) => baseline::compare_with_baseline(&args, base, &report),
         None => Ok(()),
     }
 }
@@ -240,7 +273,19 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
 /// Checks the options (before anything runs) and reads the baseline: a bad
 /// file is reported before minutes of runs.
 fn check_args(args: &BenchArgs) -> Result<Job, CliError> {
-    let workloads: Vec<Target> = if args.workloads.is_empty() {
+    // --query names its own workloads and rows (query.rs checks them)
+    let queries = !args.queries.is_empty();
+    if queries {
+        query::check(args)?;
+    } else if !args.tables.is_empty() || !args.memory_tables.is_empty() || args.file.is_some() {
+        return Err(CliError::usage(
+            "--table, --memory-table and -f are the tables of --query: name the query files \
+             with --query FILE|DIR",
+        ));
+    }
+    let workloads: Vec<Target> = if queries {
+        Vec::new()
+    } else if args.workloads.is_empty() {
         let joins = Workload::ALL.into_iter().map(Target::Join);
         // with --data, only what is read from it (--data's help)
         let expansions = Expansion::ALL
@@ -254,7 +299,11 @@ fn check_args(args: &BenchArgs) -> Result<Job, CliError> {
             .map(|w| target(w))
             .collect::<Result<_, _>>()?
     };
-    let asked = strategies(&args.strategies)?;
+    let asked = if queries {
+        None
+    } else {
+        strategies(&args.strategies)?
+    };
     let runs = args
         .runs
         .unwrap_or(if args.against.is_some() { 10 } else { 5 });
@@ -313,7 +362,7 @@ fn check_args(args: &BenchArgs) -> Result<Job, CliError> {
     }
     let baseline = match &args.baseline {
         None => None,
-        Some(path) => Some(read_baseline(path)?),
+        Some(path) => Some(baseline::read_baseline(path)?),
     };
     let threads = args
         .threads
@@ -332,22 +381,6 @@ fn check_args(args: &BenchArgs) -> Result<Job, CliError> {
         threads,
         runs,
         slowdown: against::InjectedSlowdown::from_env()?,
-    })
-}
-
-/// The report of an earlier `--json` run.
-fn read_baseline(path: &std::path::Path) -> Result<BenchReport, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::usage(format!(
-            "--baseline {}: cannot read it: {e}",
-            path.display()
-        ))
-    })?;
-    BenchReport::from_json(&text).map_err(|e| {
-        CliError::usage(format!(
-            "--baseline {}: not a `tenon bench --json` file: {e}",
-            path.display()
-        ))
     })
 }
 
@@ -633,57 +666,6 @@ fn time_executed(
         instructions: None,
     };
     Ok(summary.map(|s| (timing, s)))
-}
-
-/// Prints each figure's change against `base`; exit 1 when one regressed.
-fn compare_with_baseline(
-    args: &BenchArgs,
-    base: &BenchReport,
-    report: &BenchReport,
-) -> Result<(), CliError> {
-    let c = compare(base, report, args.max_regression);
-    println!();
-    println!(
-        "against the baseline (regression: median +{}% and more than the baseline's spread):",
-        args.max_regression
-    );
-    for ch in &c.changes {
-        let mark = if ch.regressed { "  REGRESSED" } else { "" };
-        if ch.measure == "instructions" {
-            println!(
-                "  {:<10} {:<13} {:>12} -> {:>12} instructions  {:>+7.2}%{mark}",
-                ch.workload, ch.strategy, ch.baseline_s, ch.current_s, ch.change_pct,
-            );
-        } else {
-            println!(
-                "  {:<10} {:<13} {:>9.4} s -> {:>9.4} s  {:>+7.1}%  (baseline spread {:.4} s){mark}",
-                ch.workload,
-                ch.strategy,
-                ch.baseline_s,
-                ch.current_s,
-                ch.change_pct,
-                ch.baseline_spread_s,
-            );
-        }
-    }
-    for u in &c.unmatched {
-        println!("  {u}");
-    }
-    let n = c.regressions().count();
-    if n > 0 {
-        return Err(CliError {
-            code: 1,
-            message: format!(
-                "{n} figure(s) regressed by more than {}% against {}",
-                args.max_regression,
-                args.baseline
-                    .as_ref()
-                    .map_or(String::new(), |p| p.display().to_string())
-            ),
-        });
-    }
-    println!("no regression");
-    Ok(())
 }
 
 /// Workload `w`'s two tables from `dir/<w>/probe.*` and `build.*`, each as

@@ -135,12 +135,24 @@ fn session(args: &QueryArgs) -> Result<Session, CliError> {
             ));
         }
     }
+    register_tables(&mut session, &args.tables, &args.memory_tables)?;
+    Ok(session)
+}
+
+/// Registers `--table NAME=PATH` (read while a query runs) and
+/// `--memory-table NAME=PATH` (read once, held in memory) in `session`:
+/// names folded to lower case as SQL folds unquoted names, each name once.
+/// `tenon query` and `tenon bench --query` register tables this way.
+pub(crate) fn register_tables(
+    session: &mut Session,
+    tables: &[String],
+    memory_tables: &[String],
+) -> Result<(), CliError> {
     let mut seen: Vec<(String, &str)> = Vec::new();
-    let specs = args
-        .tables
+    let specs = tables
         .iter()
         .map(|s| ("--table", s))
-        .chain(args.memory_tables.iter().map(|s| ("--memory-table", s)));
+        .chain(memory_tables.iter().map(|s| ("--memory-table", s)));
     for (option, spec) in specs {
         let Some((name, path)) = spec.split_once('=') else {
             return Err(CliError::usage(format!(
@@ -169,7 +181,7 @@ fn session(args: &QueryArgs) -> Result<Session, CliError> {
         };
         registered.map_err(|e| CliError::usage(format!("{option} {name}: {e}")))?;
     }
-    Ok(session)
+    Ok(())
 }
 
 /// The error of writing the output: `None` for a closed pipe (`tenon query

@@ -5,7 +5,8 @@
 //! Both sides run the same way: each turn is a child process,
 //! `<binary> bench --workload W --strategies S --runs 3 --json FILE` plus
 //! the data options given (--scale, --seed, --batch-size, --threads,
-//! --data, --set), this side being [`std::env::current_exe`]. So both pay
+//! --data, --set; with `--query`, the query, table and `-f` options and
+//! `--workload FILE#joinN`), this side being [`std::env::current_exe`]. So both pay
 //! the same start-up and data generation, which the child leaves out of
 //! the figures it writes anyway: only join times are read from its JSON,
 //! never the process's wall time. A side's figure in a pair is the fastest
@@ -31,7 +32,7 @@ use std::time::{Duration, Instant};
 use tenon::bench::paired::{self, PairedFigure, PairedVerdict, TARGET_CONFIDENCE};
 use tenon::bench::{BenchReport, Settings, StrategyTiming, WorkloadReport, svg};
 
-use super::{BenchArgs, Job, Target, print_table};
+use super::{BenchArgs, Job, print_table};
 use crate::cli::{CliError, write_text_atomically};
 
 /// Timed runs of a child process per turn; its fastest is the turn's figure.
@@ -122,7 +123,15 @@ impl Drop for Scratch {
 }
 
 /// Runs `tenon bench --against other`.
-pub(super) fn run(args: &BenchArgs, job: &Job, other: &Path) -> Result<(), CliError> {
+/// `names` are the workloads to compare: the built-in ones asked for, or
+/// `--query`'s (`q05.sql#join1`, ...), which each turn selects with
+/// `--workload` among the query options passed through.
+pub(super) fn run(
+    args: &BenchArgs,
+    job: &Job,
+    other: &Path,
+    names: &[String],
+) -> Result<(), CliError> {
     if !other.is_file() {
         return Err(CliError::usage(format!(
             "--against {}: no such file; give the path of another tenon binary, e.g. \
@@ -151,7 +160,7 @@ pub(super) fn run(args: &BenchArgs, job: &Job, other: &Path) -> Result<(), CliEr
         common: common_options(args, job),
         scratch: Scratch(dir),
     };
-    let progress = indicatif::ProgressBar::new(job.workloads.len() as u64);
+    let progress = indicatif::ProgressBar::new(names.len() as u64);
     if let Ok(style) =
         indicatif::ProgressStyle::with_template("{bar:24} {pos}/{len} workloads  {msg}")
     {
@@ -169,11 +178,8 @@ pub(super) fn run(args: &BenchArgs, job: &Job, other: &Path) -> Result<(), CliEr
         workloads: Vec::new(),
     };
     let (mut verdicts, mut unmatched) = (Vec::new(), Vec::new());
-    for &target in &job.workloads {
-        let name = match target {
-            Target::Join(w) => w.name(),
-            Target::Expansion(e) => e.name(),
-        };
+    for name in names {
+        let name = name.as_str();
         progress.set_message(format!("{name}: one run of each binary"));
         let Some(mine) = sitting.workload(Side::This, name, &args.strategies, 1)? else {
             progress.inc(1);
@@ -286,6 +292,19 @@ fn common_options(args: &BenchArgs, job: &Job) -> Vec<String> {
     }
     for s in &args.settings {
         o.extend(["--set".to_string(), s.clone()]);
+    }
+    // --query's files and tables, so that each turn plans the same queries
+    for q in &args.queries {
+        o.extend(["--query".to_string(), q.display().to_string()]);
+    }
+    for t in &args.tables {
+        o.extend(["--table".to_string(), t.clone()]);
+    }
+    for t in &args.memory_tables {
+        o.extend(["--memory-table".to_string(), t.clone()]);
+    }
+    if let Some(f) = &args.file {
+        o.extend(["--file".to_string(), f.display().to_string()]);
     }
     o
 }
