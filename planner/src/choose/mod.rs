@@ -66,6 +66,7 @@ mod explain;
 mod join_numbers;
 mod lookup_choice;
 mod lookup_hints;
+mod multi_join;
 mod selectivity;
 mod sites;
 mod state_ttl;
@@ -326,6 +327,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
             .map(|(j, decision)| decided.planned(j, decision))
             .collect();
         state_ttl::check_state_ttl_hints(&decided, &mut unused_hints, block.id)?;
+        multi_join::check_multi_join_hints(&decided, config, &mut unused_hints, block.id)?;
         lookup_hints::apply_lookup_hints(
             &decided,
             &mut planned.iter_mut().collect::<Vec<_>>(),

@@ -82,6 +82,11 @@ pub(super) fn describe_block<'a>(
 }
 
 impl BlockToDecide<'_> {
+    /// The logical node of the block's join `j`.
+    pub(super) fn node(&self, j: usize) -> &Join {
+        &self.nodes[j]
+    }
+
     /// Whether the block's join `j` is a lookup join, and the names its
     /// lookup side goes by in hints (its alias, and its table's name).
     pub(super) fn lookup_names(&self, j: usize) -> Option<Vec<String>> {

@@ -96,6 +96,12 @@ pub enum IgnoreReason {
     /// A valid hint for streaming state (STATE_TTL, H52), which a batch
     /// query does not keep.
     StreamingOnly,
+    /// A MULTI_JOIN group (H50) that cannot run as one multi-way join, or
+    /// that tenon does not yet run as one: why.
+    MultiJoin {
+        /// Why the listed joins run as binary joins.
+        why: String,
+    },
 }
 
 fn side_name(side: JoinSide) -> &'static str {
@@ -150,6 +156,7 @@ impl fmt::Display for IgnoreReason {
                  lookup join reads a lookup table, such as a 'jdbc' one, `FOR SYSTEM_TIME AS \
                  OF` a PROCTIME() column)"
             ),
+            IgnoreReason::MultiJoin { why } => write!(f, "{why}"),
             IgnoreReason::StreamingOnly => f.write_str(
                 "STATE_TTL applies to streaming state; no effect in batch (a batch join or \
                  aggregate keeps its rows only while the query runs)",

@@ -70,5 +70,6 @@ pub use error::HintError;
 pub use key_values::{hint_key_values, key_values};
 pub use name::HintName;
 pub use parse::parse_hints;
+pub(crate) use resolve::check_names_in_scope;
 pub use resolve::resolve_block;
 pub use syntax::{Hint, HintArgs, HintOption, KeyValue, OptionValue, Position};

@@ -26,6 +26,13 @@ use super::error::HintError;
 use super::syntax::{Hint, HintArgs};
 
 /// A join hint after its arguments were checked.
+/// A hint with table names, as [`check_names_in_scope`] reads it.
+struct NamedHint<'a> {
+    hint: &'a Hint,
+    names: Vec<&'a str>,
+    text: String,
+}
+
 struct JoinHint<'a> {
     index: usize,
     hint: &'a Hint,
@@ -168,8 +175,23 @@ fn check_arguments(hints: &[Hint]) -> Result<Vec<JoinHint<'_>>, HintError> {
 
 /// H11, H32: every name must be a table, view or alias of the block.
 fn check_scope(block: &BlockJoins, hints: &[JoinHint<'_>]) -> Result<(), HintError> {
+    check_names_in_scope(block, hints.iter().map(|h| h.hint))
+}
+
+/// H11, H32 for hints whose arguments are table names (the join hints and
+/// MULTI_JOIN): every name must be a table, view or alias of the block,
+/// and an aliased table goes by its alias.
+pub(crate) fn check_names_in_scope<'a>(
+    block: &BlockJoins,
+    hints: impl Iterator<Item = &'a Hint>,
+) -> Result<(), HintError> {
     let mut unknown: Vec<(String, Vec<String>)> = Vec::new();
-    for h in hints {
+    for hint in hints {
+        let h = NamedHint {
+            text: hint.to_string(),
+            names: hint.names(),
+            hint,
+        };
         let mut missing = Vec::new();
         for &name in &h.names {
             if block.inputs.iter().any(|i| i.name == name) {

@@ -383,12 +383,52 @@ fn h42_scan_batch_size_applies_to_every_format() {
 // ======================================= §6 hints beyond the join strategies
 
 #[test]
-#[ignore = "MULTI_JOIN (H50) is accepted but has no operator yet: the joins run as binary joins and EXPLAIN does not mention it"]
+#[ignore = "MULTI_JOIN (H50) has no multi-way join operator yet: the joins run as binary joins"]
 fn h50_multi_join_runs_the_listed_joins() {
     let sql = "SELECT /*+ MULTI_JOIN(t1, t2, t3) */ * FROM t1 JOIN t2 ON t1.id = t2.id JOIN t3 ON t1.id = t3.id";
     assert_eq!(run(&sess(), sql), t123().strings());
-    let text = sess().explain(sql).unwrap().to_text();
-    assert!(text.contains("MULTI_JOIN"), "{text}");
+    let text = sess().explain(sql).unwrap().tree().to_string();
+    assert!(text.contains("MultiJoin"), "{text}");
+}
+
+#[test]
+fn h50_multi_join_is_checked_and_explain_says_what_became_of_it() {
+    let s = sess();
+    let valid = "SELECT /*+ MULTI_JOIN(t1, t2, t3) */ * FROM t1 JOIN t2 ON t1.id = t2.id \
+                 JOIN t3 ON t2.id = t3.id";
+    assert_eq!(run(&s, valid), t123().strings());
+    let text = s.explain(valid).unwrap().to_text();
+    assert!(
+        text.contains(
+            "block 0: hint MULTI_JOIN(t1, t2, t3) ignored: tenon has no multi-way join \
+             operator yet"
+        ),
+        "{text}"
+    );
+    // no key common to all three: t3 joins on another column
+    let no_common = "SELECT /*+ MULTI_JOIN(t1, t2, t3) */ * FROM t1 JOIN t2 ON t1.id = t2.id \
+                     JOIN t3 ON t2.age = t3.age";
+    let text = s.explain(no_common).unwrap().to_text();
+    assert!(text.contains("share no common key"), "{text}");
+    let full = "SELECT /*+ MULTI_JOIN(t1, t2) */ * FROM t1 FULL JOIN t2 ON t1.id = t2.id";
+    let text = s.explain(full).unwrap().to_text();
+    assert!(text.contains("neither INNER nor LEFT"), "{text}");
+    // names: in scope, by alias, two or more
+    let e = query_err(&s, &format!("SELECT /*+ MULTI_JOIN(t1, t9) */ * {T12}"));
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().contains("t9"), "{e}");
+    let e = query_err(
+        &s,
+        "SELECT /*+ MULTI_JOIN(t1, t2) */ * FROM t1 AS a JOIN t2 ON a.id = t2.id",
+    );
+    assert!(e.to_string().contains("MULTI_JOIN(a, t2)"), "{e}");
+    let e = query_err(&s, &format!("SELECT /*+ MULTI_JOIN(t1) */ * {T12}"));
+    assert!(e.to_string().contains("two or more"), "{e}");
+    // strict mode: a hint that cannot be applied is an error (H17)
+    let mut strict = sess();
+    strict.set("hint_mode", "strict").unwrap();
+    let e = query_err(&strict, valid);
+    assert!(e.to_string().contains("MULTI_JOIN"), "{e}");
 }
 
 #[test]
