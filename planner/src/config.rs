@@ -95,6 +95,11 @@ pub struct Config {
     /// (`Shared` in EXPLAIN; `exec::shared`). On by default; off to
     /// compare.
     pub shared_subplans: bool,
+    /// Whether chains of INNER joins are reordered by estimates
+    /// (`join_reorder`; `sql/join_reorder.rs`). Off by default, as Flink's
+    /// `table.optimizer.join-reorder-enabled`: the FROM clause's order is
+    /// the join order (comma lists joined by their conditions).
+    pub join_reorder: bool,
     /// Lookup joins' defaults (`lookup.async.capacity`,
     /// `lookup.async.timeout`, `lookup.async.output-mode`), which a
     /// `LOOKUP` hint overrides for its join.
@@ -105,7 +110,8 @@ impl Default for Config {
     /// 0 threads (all cores), batches of 8192 rows, the broadcast
     /// threshold [`DEFAULT_BROADCAST_THRESHOLD`] (see there for the figures
     /// behind it), lenient hints, nothing disabled, no memory limit,
-    /// aggregates fused into joins, runtime filters and shared subplans on.
+    /// aggregates fused into joins, runtime filters and shared subplans on,
+    /// joins in the written order (`join_reorder` off).
     fn default() -> Self {
         Config {
             threads: 0,
@@ -119,6 +125,7 @@ impl Default for Config {
             fused_aggregate: true,
             runtime_filters: true,
             shared_subplans: true,
+            join_reorder: false,
             lookup: crate::lookup::LookupDefaults::default(),
         }
     }
@@ -126,7 +133,7 @@ impl Default for Config {
 
 impl Config {
     /// The keys [`Config::set`] accepts.
-    pub const KEYS: [&'static str; 14] = [
+    pub const KEYS: [&'static str; 15] = [
         "broadcast_threshold",
         "hint_mode",
         "disabled_strategies",
@@ -138,6 +145,7 @@ impl Config {
         "fused_aggregate",
         "runtime_filters",
         "shared_subplans",
+        "join_reorder",
         "lookup.async.capacity",
         "lookup.async.timeout",
         "lookup.async.output-mode",
@@ -247,6 +255,9 @@ impl Config {
             }
             "runtime_filters" => {
                 self.runtime_filters = parse_switch(v).map_err(|w| bad("runtime_filters", w))?
+            }
+            "join_reorder" => {
+                self.join_reorder = parse_switch(v).map_err(|w| bad("join_reorder", w))?
             }
             other => match self.lookup.set(other, v) {
                 Some(Ok(())) => {}

@@ -23,6 +23,7 @@ mod held_aggregates;
 mod hints;
 mod interval;
 mod join_aggregate;
+mod join_reorder;
 mod joins;
 mod lazy_scans;
 mod lazy_tables;

@@ -78,7 +78,7 @@ pub(crate) use sites::kernel_join_type;
 
 use block_hints::{block_scan_options, parse_raw};
 use choice::set_operation_join;
-use estimate::Estimator;
+pub(crate) use estimate::Estimator;
 use join_numbers::number_joins;
 use sites::{describe_block, key_texts};
 
@@ -92,7 +92,9 @@ use crate::config::Config;
 use crate::hints::{
     DecisionSource, HintError, HintPlacement, IgnoredHint, Position, SizeEstimate, resolve_block,
 };
-use crate::sql::{Catalog, PlanPath, PlannedQuery, SqlError, node_at, plan_sql, replace_node_at};
+use crate::sql::{
+    Catalog, PlanPath, PlannedQuery, SqlError, node_at, plan_sql_with, replace_node_at,
+};
 use tenon_kernels::{JoinSide, JoinType, Strategy};
 
 /// Everything that can go wrong between SQL text and a [`JoinPlan`].
@@ -295,7 +297,7 @@ pub struct JoinPlan {
 /// );
 /// ```
 pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinPlan, PlanError> {
-    let query = plan_sql(catalog, sql)?;
+    let query = plan_sql_with(catalog, sql, config.join_reorder)?;
     if let Some(raw) = query.unattached_hints.first() {
         parse_raw(raw, HintPlacement::Elsewhere)?;
     }

@@ -678,6 +678,16 @@ impl Attribution {
             LogicalPlan::Filter(f) if is_join_under_filters(&f.input) => {
                 self.note_relations(id, &f.input);
             }
+            // the columns of a reordered join chain put back in their
+            // written order (`join_reorder.rs`)
+            LogicalPlan::Projection(p)
+                if matches!(p.input.as_ref(), LogicalPlan::Join(_))
+                    && p.expr
+                        .iter()
+                        .all(|e| matches!(e, datafusion_expr::Expr::Column(_))) =>
+            {
+                self.note_relations(id, &p.input);
+            }
             // the rows an expansion joins, then the expansion itself
             LogicalPlan::Extension(_) if super::as_expand(from).is_some() => {
                 if let Some(e) = super::as_expand(from) {

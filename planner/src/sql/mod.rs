@@ -45,6 +45,7 @@ mod hint_comments;
 mod implicit_join;
 mod interval_fields;
 mod join_condition;
+mod join_reorder;
 mod pushdown;
 mod rebalance;
 mod scalar;
@@ -193,6 +194,20 @@ impl PlannedQuery {
 /// assert_eq!(join.right.table.as_deref(), Some("customers"));
 /// ```
 pub fn plan_sql(catalog: &Catalog, sql: &str) -> Result<PlannedQuery, SqlError> {
+    plan_sql_with(catalog, sql, false)
+}
+
+/// [`plan_sql`], with the INNER join chains reordered by estimates when
+/// `join_reorder` (the setting of that name; `join_reorder.rs`).
+///
+/// # Errors
+///
+/// As [`plan_sql`].
+pub fn plan_sql_with(
+    catalog: &Catalog,
+    sql: &str,
+    join_reorder: bool,
+) -> Result<PlannedQuery, SqlError> {
     let mut comments = hint_comments::HintComments::tokenize(sql)?;
     let statement = views::parse_query(sql, catalog)?;
     let (plan, expansion) = views::Expansion::plan(catalog, statement, &mut comments)?;
@@ -205,6 +220,11 @@ pub fn plan_sql(catalog: &Catalog, sql: &str) -> Result<PlannedQuery, SqlError> 
     let plan = scalar_subqueries_to_joins(plan)?;
     let plan = push_down_filters(plan)?;
     let plan = extract_join_keys(plan)?;
+    let plan = if join_reorder {
+        join_reorder::reorder_inner_joins(plan, catalog)?
+    } else {
+        plan
+    };
     time_join::check_time_joins(&plan, catalog)?;
     let views::Finished {
         plan,
