@@ -227,25 +227,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             .collect();
         return against::run(&args, &job, other, &names);
     }
-    // A bar of workloads on stderr (indicatif draws nothing when stderr is
-    // not a terminal).
-    let progress = indicatif::ProgressBar::new(job.workloads.len() as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:24} {pos}/{len} workloads  {msg}")
-    {
-        progress.set_style(style);
-    }
-    let mut report = BenchReport {
-        tenon_version: env!("CARGO_PKG_VERSION").to_string(),
-        settings: Settings {
-            threads: job.threads,
-            runs: job.runs,
-            scale: job.scale,
-            seed: args.seed,
-            batch_size: args.batch_size,
-        },
-        workloads: Vec::new(),
-    };
+    let (progress, mut report) = start(&args, &job, job.workloads.len());
     for &target in &job.workloads {
         let measured = match target {
             Target::Join(w) => measure_workload(&args, &job, w, &progress)?,
@@ -777,4 +759,27 @@ fn print_table(report: &BenchReport) {
             regret(&w.hinted)
         );
     }
+}
+
+/// A bar of `workloads` workloads on stderr (indicatif draws nothing when
+/// stderr is not a terminal) and an empty report of `job`'s settings.
+fn start(args: &BenchArgs, job: &Job, workloads: usize) -> (indicatif::ProgressBar, BenchReport) {
+    let progress = indicatif::ProgressBar::new(workloads as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:24} {pos}/{len} workloads  {msg}")
+    {
+        progress.set_style(style);
+    }
+    let report = BenchReport {
+        tenon_version: env!("CARGO_PKG_VERSION").to_string(),
+        settings: Settings {
+            threads: job.threads,
+            runs: job.runs,
+            scale: job.scale,
+            seed: args.seed,
+            batch_size: args.batch_size,
+        },
+        workloads: Vec::new(),
+    };
+    (progress, report)
 }

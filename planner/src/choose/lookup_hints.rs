@@ -10,7 +10,7 @@ use super::lookup_choice::{LookupOrScan, lookup_or_scan};
 use super::sites::BlockToDecide;
 use super::{PlannedJoin, UnusedHint};
 use crate::config::Config;
-use crate::hints::{HintError, HintMode, HintName, IgnoreReason, IgnoredHint, hint_key_values};
+use crate::hints::{HintError, HintName, IgnoreReason, hint_key_values};
 use crate::lookup::LookupOptions;
 use crate::sql::Catalog;
 
@@ -29,7 +29,7 @@ pub(super) fn apply_lookup_hints(
 ) -> Result<(), HintError> {
     // every lookup join gets options: the defaults unless a hint sets them
     let mut hinted = vec![false; planned.len()];
-    for hint in decided.hints.iter().filter(|h| h.name == HintName::Lookup) {
+    for hint in decided.hints_named(HintName::Lookup) {
         let pairs = hint_key_values(hint);
         let bad = |message: String| HintError::JoinHintArguments {
             hint: hint.to_string(),
@@ -64,20 +64,7 @@ pub(super) fn apply_lookup_hints(
         let reason = IgnoreReason::NotALookupJoin {
             table: table.clone(),
         };
-        if config.hint_mode == HintMode::Strict {
-            return Err(HintError::StrictHint {
-                hint: hint.to_string(),
-                join: None,
-                reason: reason.to_string(),
-            });
-        }
-        unused.push(UnusedHint {
-            block,
-            hint: IgnoredHint {
-                hint: hint.to_string(),
-                reason,
-            },
-        });
+        super::ignore_hint(config, unused, block, hint.to_string(), reason)?;
     }
     for (j, join) in planned.iter_mut().enumerate() {
         let Some(names) = decided.lookup_names(j).filter(|_| !hinted[j]) else {

@@ -90,7 +90,8 @@ use datafusion_expr::{Join, LogicalPlan};
 
 use crate::config::Config;
 use crate::hints::{
-    DecisionSource, HintError, HintPlacement, IgnoredHint, Position, SizeEstimate, resolve_block,
+    DecisionSource, HintError, HintPlacement, IgnoreReason, IgnoredHint, Position, SizeEstimate,
+    resolve_block,
 };
 use crate::sql::{
     Catalog, PlanPath, PlannedQuery, SqlError, node_at, plan_sql_with, replace_node_at,
@@ -354,6 +355,30 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
         scan_options,
         query,
     })
+}
+
+/// A hint of block `block` that cannot be applied as written (`reason`):
+/// an error in strict mode (H17), else listed in `unused` with its reason
+/// (lenient).
+fn ignore_hint(
+    config: &Config,
+    unused: &mut Vec<UnusedHint>,
+    block: usize,
+    hint: String,
+    reason: IgnoreReason,
+) -> Result<(), HintError> {
+    if config.hint_mode == crate::hints::HintMode::Strict {
+        return Err(HintError::StrictHint {
+            hint,
+            join: None,
+            reason: reason.to_string(),
+        });
+    }
+    unused.push(UnusedHint {
+        block,
+        hint: IgnoredHint { hint, reason },
+    });
+    Ok(())
 }
 
 /// The global order of the joins (docs/cli.md): blocks in post-order of their

@@ -20,9 +20,7 @@ use datafusion_expr::{Expr, JoinType as DfJoinType};
 use super::UnusedHint;
 use super::sites::BlockToDecide;
 use crate::config::Config;
-use crate::hints::{
-    HintArgs, HintError, HintMode, HintName, IgnoreReason, IgnoredHint, check_names_in_scope,
-};
+use crate::hints::{HintArgs, HintError, HintName, IgnoreReason, check_names_in_scope};
 
 /// Checks the block's MULTI_JOIN hints and lists each in `unused` with what
 /// becomes of it (module docs).
@@ -32,11 +30,7 @@ pub(super) fn check_multi_join_hints(
     unused: &mut Vec<UnusedHint>,
     block: usize,
 ) -> Result<(), HintError> {
-    let hints: Vec<_> = decided
-        .hints
-        .iter()
-        .filter(|h| h.name == HintName::MultiJoin)
-        .collect();
+    let hints = decided.hints_named(HintName::MultiJoin);
     for hint in &hints {
         let bad = |message: String| HintError::JoinHintArguments {
             hint: hint.to_string(),
@@ -69,20 +63,7 @@ pub(super) fn check_multi_join_hints(
                 .to_string(),
         };
         let reason = IgnoreReason::MultiJoin { why };
-        if config.hint_mode == HintMode::Strict {
-            return Err(HintError::StrictHint {
-                hint: hint.to_string(),
-                join: None,
-                reason: reason.to_string(),
-            });
-        }
-        unused.push(UnusedHint {
-            block,
-            hint: IgnoredHint {
-                hint: hint.to_string(),
-                reason,
-            },
-        });
+        super::ignore_hint(config, unused, block, hint.to_string(), reason)?;
     }
     Ok(())
 }

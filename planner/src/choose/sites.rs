@@ -82,6 +82,11 @@ pub(super) fn describe_block<'a>(
 }
 
 impl BlockToDecide<'_> {
+    /// The block's hints called `name`, in written order.
+    pub(super) fn hints_named(&self, name: crate::hints::HintName) -> Vec<&crate::hints::Hint> {
+        self.hints.iter().filter(|h| h.name == name).collect()
+    }
+
     /// The logical node of the block's join `j`.
     pub(super) fn node(&self, j: usize) -> &Join {
         &self.nodes[j]

@@ -26,9 +26,8 @@ pub(super) fn check_state_ttl_hints(
     block: usize,
 ) -> Result<(), HintError> {
     let hints: Vec<_> = decided
-        .hints
-        .iter()
-        .filter(|h| h.name == HintName::StateTtl)
+        .hints_named(HintName::StateTtl)
+        .into_iter()
         .cloned()
         .collect();
     if hints.is_empty() {

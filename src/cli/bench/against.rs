@@ -30,7 +30,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use tenon::bench::paired::{self, PairedFigure, PairedVerdict, TARGET_CONFIDENCE};
-use tenon::bench::{BenchReport, Settings, StrategyTiming, WorkloadReport, svg};
+use tenon::bench::{BenchReport, StrategyTiming, WorkloadReport, svg};
 
 use super::{BenchArgs, Job, print_table};
 use crate::cli::{CliError, write_text_atomically};
@@ -160,23 +160,7 @@ pub(super) fn run(
         common: common_options(args, job),
         scratch: Scratch(dir),
     };
-    let progress = indicatif::ProgressBar::new(names.len() as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:24} {pos}/{len} workloads  {msg}")
-    {
-        progress.set_style(style);
-    }
-    let mut report = BenchReport {
-        tenon_version: env!("CARGO_PKG_VERSION").to_string(),
-        settings: Settings {
-            threads: job.threads,
-            runs: job.runs,
-            scale: job.scale,
-            seed: args.seed,
-            batch_size: args.batch_size,
-        },
-        workloads: Vec::new(),
-    };
+    let (progress, mut report) = super::start(args, job, names.len());
     let (mut verdicts, mut unmatched) = (Vec::new(), Vec::new());
     for name in names {
         let name = name.as_str();
