@@ -238,14 +238,7 @@ pub(crate) fn run(args: BenchArgs) -> Result<(), CliError> {
             report.workloads.push(measured);
         }
     }
-    progress.finish_and_clear();
-    print_table(&report);
-    if let Some(path) = &args.json {
-        write_text_atomically(path, &report.to_json())?;
-    }
-    if let Some(path) = &args.svg {
-        write_text_atomically(path, &svg::chart(&report))?;
-    }
+    finish(&args, progress, &report)?;
     match &job.baseline {
         Some(base) => baseline::compare_with_baseline(&args, base, &report),
         None => Ok(()),
@@ -759,6 +752,24 @@ fn print_table(report: &BenchReport) {
             regret(&w.hinted)
         );
     }
+}
+
+/// Clears the bar, prints the report's table and writes its `--json` and
+/// `--svg` files.
+fn finish(
+    args: &BenchArgs,
+    progress: indicatif::ProgressBar,
+    report: &BenchReport,
+) -> Result<(), CliError> {
+    progress.finish_and_clear();
+    print_table(report);
+    if let Some(path) = &args.json {
+        write_text_atomically(path, &report.to_json())?;
+    }
+    if let Some(path) = &args.svg {
+        write_text_atomically(path, &svg::chart(report))?;
+    }
+    Ok(())
 }
 
 /// A bar of `workloads` workloads on stderr (indicatif draws nothing when

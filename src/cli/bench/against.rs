@@ -30,10 +30,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use tenon::bench::paired::{self, PairedFigure, PairedVerdict, TARGET_CONFIDENCE};
-use tenon::bench::{BenchReport, StrategyTiming, WorkloadReport, svg};
+use tenon::bench::{BenchReport, StrategyTiming, WorkloadReport};
 
-use super::{BenchArgs, Job, print_table};
-use crate::cli::{CliError, write_text_atomically};
+use super::{BenchArgs, Job};
+use crate::cli::CliError;
 
 /// Timed runs of a child process per turn; its fastest is the turn's figure.
 const RUNS_PER_TURN: usize = 3;
@@ -243,14 +243,7 @@ pub(super) fn run(
             });
         }
     }
-    progress.finish_and_clear();
-    print_table(&report);
-    if let Some(path) = &args.json {
-        write_text_atomically(path, &report.to_json())?;
-    }
-    if let Some(path) = &args.svg {
-        write_text_atomically(path, &svg::chart(&report))?;
-    }
+    super::finish(args, progress, &report)?;
     print_verdicts(args, job, other, &verdicts, &unmatched)
 }
 
