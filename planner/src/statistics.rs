@@ -112,14 +112,12 @@ impl ColumnStatsBuilder {
         }
         if let Some(sketch) = &mut self.sketch {
             match tenon_kernels::key_hashes(std::slice::from_ref(array), false) {
-                Ok(hashes) => {
-                    let nulls = array.logical_nulls();
-                    for (i, h) in hashes.into_iter().enumerate() {
-                        if nulls.as_ref().is_none_or(|n| n.is_valid(i)) {
-                            sketch.insert_hash(mix(h));
-                        }
-                    }
-                }
+                Ok(hashes) => match array.logical_nulls() {
+                    None => hashes.into_iter().for_each(|h| sketch.insert_hash(mix(h))),
+                    Some(nulls) => nulls
+                        .valid_indices()
+                        .for_each(|i| sketch.insert_hash(mix(hashes[i]))),
+                },
                 // A type the join turned down after all: no distinct count.
                 Err(_) => self.sketch = None,
             }

@@ -25,8 +25,9 @@ use std::hash::{Hash, Hasher};
 use arrow_array::RecordBatch;
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Location, Token, Tokenizer, Whitespace};
+use sqlparser::tokenizer::{Token, Tokenizer, Whitespace};
 use tenon_kernels::Strategy;
+use tenon_planner::hints::LineOffsets;
 use tenon_planner::sql::TenonDialect;
 
 use crate::JoinReport;
@@ -57,7 +58,7 @@ impl SelectSites {
         let tokens = Tokenizer::new(&TenonDialect::default(), sql)
             .tokenize_with_location()
             .map_err(|e| e.to_string())?;
-        let offsets = LineStarts::new(sql);
+        let offsets = LineOffsets::new(sql);
         let mut sites = Vec::new();
         let mut i = 0;
         while i < tokens.len() {
@@ -69,18 +70,13 @@ impl SelectSites {
             if w.keyword != Keyword::SELECT || w.quote_style.is_some() {
                 continue;
             }
-            let Some(after_select) = offsets.byte(sql, t.span.end) else {
-                return Err(format!(
-                    "the tokenizer's position {} is not in the text",
-                    t.span.end
-                ));
-            };
+            let after_select = offsets.byte(sql, t.span.end);
             // the block's hint comment follows with only white space between
             let mut in_hint_block = None;
             for next in &tokens[i..] {
                 match &next.token {
                     Token::Whitespace(Whitespace::MultiLineComment(c)) if c.starts_with('+') => {
-                        in_hint_block = offsets.byte(sql, next.span.start).map(|b| b + 3);
+                        in_hint_block = Some(offsets.byte(sql, next.span.start) + 3);
                         break;
                     }
                     Token::Whitespace(_) => {}
@@ -124,30 +120,6 @@ impl SelectSites {
             }
         }
         Some(out)
-    }
-}
-
-/// Byte offsets of the starts of a text's lines, to turn the tokenizer's
-/// 1-based line and column (in characters) into byte offsets.
-struct LineStarts(Vec<usize>);
-
-impl LineStarts {
-    fn new(sql: &str) -> LineStarts {
-        let mut starts = vec![0];
-        starts.extend(sql.match_indices('\n').map(|(i, _)| i + 1));
-        LineStarts(starts)
-    }
-
-    fn byte(&self, sql: &str, at: Location) -> Option<usize> {
-        let line = usize::try_from(at.line).ok()?.checked_sub(1)?;
-        let start = *self.0.get(line)?;
-        let col = usize::try_from(at.column).ok()?.checked_sub(1)?;
-        let rest = sql.get(start..)?;
-        match rest.char_indices().nth(col) {
-            Some((i, _)) => Some(start + i),
-            None if rest.chars().count() == col => Some(sql.len()),
-            None => None,
-        }
     }
 }
 

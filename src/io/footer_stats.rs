@@ -1,5 +1,6 @@
-//! Column statistics from Parquet footers, without reading a row: each
-//! column's null count (the row groups' sum), minimum and maximum (over the
+//! What Parquet footers say of a table's columns, without reading a row,
+//! from one read of each file's footer: each column's uncompressed bytes
+//! (the planner's estimate of its size in memory), its null count (the row groups' sum), minimum and maximum (over the
 //! row groups' bounds), and its distinct count when the writer stored one
 //! and the table is one row group (distinct counts of several groups do
 //! not add up). Writers that store no statistics for a column leave it
@@ -15,17 +16,27 @@ use super::pages::converter;
 use super::read::{corrupt, data_files, open};
 use super::{FileFormat, IoError, format_of};
 
-/// The statistics of every column of `schema` that the Parquet footers of
-/// `path` (a file or a directory of them) give, in schema order; `None`
-/// when a file is not Parquet.
+/// What the footers of a Parquet table say of its columns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParquetFooters {
+    /// The uncompressed bytes of each column of the files' schema (summed
+    /// over the files and row groups).
+    pub column_bytes: Vec<u64>,
+    /// The statistics of each column of the table's schema, in its order.
+    pub columns: Vec<ColumnStats>,
+}
+
+/// What the Parquet footers of `path` (a file or a directory of them) say
+/// of the columns of `schema` (module docs); `None` when a file is not
+/// Parquet.
 ///
 /// # Errors
 ///
 /// A file that cannot be read or whose footer is corrupt.
-pub fn parquet_column_stats(
+pub fn parquet_footers(
     path: &Path,
     schema: &arrow_schema::Schema,
-) -> Result<Option<Vec<ColumnStats>>, IoError> {
+) -> Result<Option<ParquetFooters>, IoError> {
     let files = if std::fs::metadata(path)
         .map_err(|e| IoError::io(path, e))?
         .is_dir()
@@ -36,6 +47,7 @@ pub fn parquet_column_stats(
     };
     let mut columns: Vec<Option<Summary>> = vec![Some(Summary::default()); schema.fields().len()];
     let mut groups = 0usize;
+    let mut column_bytes: Vec<u64> = Vec::new();
     for file in &files {
         if format_of(file) != Some(FileFormat::Parquet) {
             return Ok(None);
@@ -44,6 +56,15 @@ pub fn parquet_column_stats(
             .map_err(|e| corrupt(file, "Parquet", e))?;
         let row_groups = meta.metadata().row_groups();
         groups += row_groups.len();
+        let descr = meta.metadata().file_metadata().schema_descr();
+        column_bytes.resize(column_bytes.len().max(meta.schema().fields().len()), 0);
+        for group in row_groups {
+            for (leaf, column) in group.columns().iter().enumerate() {
+                if let Some(t) = column_bytes.get_mut(descr.get_column_root_idx(leaf)) {
+                    *t += column.uncompressed_size().max(0) as u64;
+                }
+            }
+        }
         for (field, summary) in schema.fields().iter().zip(columns.iter_mut()) {
             let Some(s) = summary else { continue };
             match converter(&meta, field) {
@@ -78,12 +99,14 @@ pub fn parquet_column_stats(
             }
         }
     }
-    Ok(Some(
-        columns
-            .into_iter()
-            .map(|s| s.map_or_else(ColumnStats::default, |s| s.finish(groups == 1)))
-            .collect(),
-    ))
+    let columns = columns
+        .into_iter()
+        .map(|s| s.map_or_else(ColumnStats::default, |s| s.finish(groups == 1)))
+        .collect();
+    Ok(Some(ParquetFooters {
+        column_bytes,
+        columns,
+    }))
 }
 
 /// One column's footer statistics so far.

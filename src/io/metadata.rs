@@ -143,42 +143,6 @@ fn check_unique_names(path: &Path, schema: &Schema) -> Result<(), IoError> {
     Ok(())
 }
 
-/// The uncompressed bytes of each column of a Parquet file or of a
-/// directory of Parquet files, from their footers (`None` when a file is
-/// of another format): the planner's estimate of a column's size in memory.
-///
-/// # Errors
-///
-/// As [`table_schema`].
-pub fn parquet_column_bytes(path: &Path) -> Result<Option<Vec<u64>>, IoError> {
-    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
-    let files = if meta.is_dir() {
-        data_files(path, None)?
-    } else {
-        vec![path.to_path_buf()]
-    };
-    let mut total: Vec<u64> = Vec::new();
-    for file in &files {
-        if format_of(file) != Some(FileFormat::Parquet) {
-            return Ok(None);
-        }
-        let meta = ArrowReaderMetadata::load(&open(file)?, ArrowReaderOptions::new())
-            .map_err(|e| corrupt(file, "Parquet", e))?;
-        let parquet = meta.metadata();
-        let descr = parquet.file_metadata().schema_descr();
-        total.resize(total.len().max(meta.schema().fields().len()), 0);
-        for group in parquet.row_groups() {
-            for (leaf, column) in group.columns().iter().enumerate() {
-                let root = descr.get_column_root_idx(leaf);
-                if let Some(t) = total.get_mut(root) {
-                    *t += column.uncompressed_size().max(0) as u64;
-                }
-            }
-        }
-    }
-    Ok(Some(total))
-}
-
 /// What a table's files say about its size, without reading its rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStats {

@@ -62,8 +62,8 @@ pub use debezium::{
     ChangeLog, ChangeLogRows, ChangeLogView, DELETED_COLUMN, read_change_log, versions_schema,
 };
 pub use destination::{Destination, remove_unfinished_files};
-pub use footer_stats::parquet_column_stats;
-pub use metadata::{FileStamp, FileStats, file_stats, parquet_column_bytes, table_schema};
+pub use footer_stats::{ParquetFooters, parquet_footers};
+pub use metadata::{FileStamp, FileStats, file_stats, table_schema};
 pub(crate) use read::format_of;
 pub use read::{LoadedTable, read_table, read_table_with};
 pub use scan::{Push, StreamReport, exec_error, stream_table};

@@ -290,8 +290,10 @@ impl Session {
         let path = path.as_ref();
         let schema = crate::io::table_schema(path)?;
         let on_disk = crate::io::file_stats(path, None)?;
-        let column_bytes = crate::io::parquet_column_bytes(path)?.unwrap_or_default();
-        let columns = crate::io::parquet_column_stats(path, &schema)?.unwrap_or_default();
+        let crate::io::ParquetFooters {
+            column_bytes,
+            columns,
+        } = crate::io::parquet_footers(path, &schema)?.unwrap_or_default();
         let stats = tenon_planner::sql::TableStats {
             columns,
             row_count: on_disk.rows,

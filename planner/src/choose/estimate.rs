@@ -53,7 +53,7 @@ use std::collections::HashSet;
 use datafusion_common::tree_node::TreeNodeRecursion;
 use datafusion_expr::{JoinType as DfJoinType, LogicalPlan};
 
-use super::selectivity::{column_stats, selectivity};
+use super::selectivity::{column_stats, plain_column, selectivity};
 use crate::hints::SizeEstimate;
 use crate::sql::{Catalog, CatalogTable, TableStats};
 
@@ -212,14 +212,7 @@ impl Estimator<'_> {
     /// The distinct values of `plan`'s column `e` (a column, under casts),
     /// at most `rows`.
     fn distinct(&self, plan: &LogicalPlan, e: &datafusion_expr::Expr, rows: u64) -> Option<u64> {
-        let mut e = e;
-        while let datafusion_expr::Expr::Cast(c) = e {
-            e = &c.expr;
-        }
-        let datafusion_expr::Expr::Column(c) = e else {
-            return None;
-        };
-        let (stats, _) = column_stats(self.catalog, plan, c)?;
+        let (stats, _) = column_stats(self.catalog, plan, plain_column(e)?)?;
         Some(stats.distinct_count?.min(rows).max(1))
     }
 

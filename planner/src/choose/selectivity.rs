@@ -99,13 +99,18 @@ fn stats_at(
     }
 }
 
-/// A column under casts, `None` for anything else.
-fn plain_column(e: &Expr) -> Option<&Column> {
+/// `e` under its casts.
+fn uncast(e: &Expr) -> &Expr {
     let mut e = e;
     while let Expr::Cast(c) = e {
         e = &c.expr;
     }
-    match e {
+    e
+}
+
+/// A column under casts, `None` for anything else.
+pub(super) fn plain_column(e: &Expr) -> Option<&Column> {
+    match uncast(e) {
         Expr::Column(c) => Some(c),
         _ => None,
     }
@@ -113,11 +118,7 @@ fn plain_column(e: &Expr) -> Option<&Column> {
 
 /// A constant under casts, `None` for anything else.
 fn constant(e: &Expr) -> Option<&ScalarValue> {
-    let mut e = e;
-    while let Expr::Cast(c) = e {
-        e = &c.expr;
-    }
-    match e {
+    match uncast(e) {
         Expr::Literal(v, _) => Some(v),
         _ => None,
     }

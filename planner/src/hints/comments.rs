@@ -212,19 +212,33 @@ fn tokenize(sql: &str) -> Result<Vec<TokenWithSpan>, HintError> {
     }
 }
 
-/// Byte offsets of line starts, to turn (line, column) into a byte offset.
-struct LineOffsets(Vec<usize>);
+/// Byte offsets of a text's line starts, to turn the SQL tokenizer's
+/// 1-based (line, column) locations, whose columns count characters, into
+/// byte offsets.
+///
+/// ```
+/// use sqlparser::tokenizer::Location;
+/// use tenon_planner::hints::LineOffsets;
+///
+/// let sql = "SELECT 'é'\nFROM t";
+/// let offsets = LineOffsets::new(sql);
+/// assert_eq!(offsets.byte(sql, Location::new(2, 6)), sql.len() - 1);
+/// // the closing quote: its column counts `é` once, its byte offset twice
+/// assert_eq!(offsets.byte(sql, Location::new(1, 10)), 10);
+/// ```
+pub struct LineOffsets(Vec<usize>);
 
 impl LineOffsets {
-    fn new(sql: &str) -> Self {
+    /// The line starts of `sql`.
+    pub fn new(sql: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(sql.match_indices('\n').map(|(i, _)| i + 1));
         LineOffsets(starts)
     }
 
-    /// The byte offset of a location (columns count characters); clamped to
-    /// the text's length.
-    fn byte(&self, sql: &str, loc: Location) -> usize {
+    /// The byte offset of a location in `sql` (the text the offsets are
+    /// of); clamped to the text's length.
+    pub fn byte(&self, sql: &str, loc: Location) -> usize {
         let line = usize::try_from(loc.line.max(1) - 1).unwrap_or(usize::MAX);
         let Some(&start) = self.0.get(line) else {
             return sql.len();

@@ -63,7 +63,7 @@ pub use block::{
     BlockInput, BlockJoins, DEFAULT_BROADCAST_THRESHOLD, HintMode, JoinSite, ResolveConfig,
     SiteInput, SizeEstimate,
 };
-pub use comments::{HintComment, HintPlacement, find_hint_comments};
+pub use comments::{HintComment, HintPlacement, LineOffsets, find_hint_comments};
 pub use decision::{BlockResolution, DecisionSource, IgnoreReason, IgnoredHint, JoinDecision};
 pub(crate) use decision::{fmt_bytes, side_label};
 pub use error::HintError;

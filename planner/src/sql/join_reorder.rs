@@ -41,7 +41,7 @@ pub(crate) fn reorder_inner_joins(plan: LogicalPlan, catalog: &Catalog) -> Resul
 }
 
 fn reorder(plan: LogicalPlan, estimator: &Estimator<'_>) -> Result<LogicalPlan> {
-    if chain_join(&plan).is_some() {
+    if is_link(&plan) {
         let mut leaves = Vec::new();
         let mut conditions = Vec::new();
         flatten(plan.clone(), &mut leaves, &mut conditions);
@@ -70,31 +70,27 @@ fn reorder(plan: LogicalPlan, estimator: &Estimator<'_>) -> Result<LogicalPlan> 
         .data)
 }
 
-/// The join when `plan` is a link of a chain: INNER, not a time join,
+/// Whether `plan` is a link of a chain: an INNER join, not a time join,
 /// NULLs matching nothing.
-fn chain_join(plan: &LogicalPlan) -> Option<&Join> {
-    match plan {
-        LogicalPlan::Join(j)
-            if j.join_type == JoinType::Inner
-                && j.null_equality == NullEquality::NullEqualsNothing
-                && !is_time_join(j) =>
-        {
-            Some(j)
-        }
-        _ => None,
-    }
+fn is_link(plan: &LogicalPlan) -> bool {
+    matches!(plan, LogicalPlan::Join(j) if is_link_join(j))
+}
+
+fn is_link_join(j: &Join) -> bool {
+    j.join_type == JoinType::Inner
+        && j.null_equality == NullEquality::NullEqualsNothing
+        && !is_time_join(j)
 }
 
 /// The inputs of the chain at `plan`, in written order, and its conditions.
 fn flatten(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, conditions: &mut Vec<Expr>) {
-    let LogicalPlan::Join(j) = plan else {
-        leaves.push(plan);
-        return;
+    let j = match plan {
+        LogicalPlan::Join(j) if is_link_join(&j) => j,
+        leaf => {
+            leaves.push(leaf);
+            return;
+        }
     };
-    if chain_join(&LogicalPlan::Join(j.clone())).is_none() {
-        leaves.push(LogicalPlan::Join(j));
-        return;
-    }
     for (l, r) in &j.on {
         conditions.push(Expr::BinaryExpr(BinaryExpr::new(
             Box::new(l.clone()),
