@@ -82,6 +82,7 @@ mod kernel;
 mod keys;
 mod memory;
 mod merge;
+mod multi;
 mod nested;
 mod pool;
 mod rows;
@@ -103,4 +104,5 @@ pub use kernel::{
 pub use keys::{canonical_floats, hash_u64};
 pub use memory::{HeldBuffers, MemoryBudget, MemoryReservation, MemoryTracker, batch_bytes};
 pub use merge::SortMergeJoin;
+pub use multi::{MultiJoin, MultiJoinStep, MultiJoinTables};
 pub use nested::NestedLoopJoin;
