@@ -452,6 +452,7 @@ fn convert(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::tests::TestDir;
     use arrow_array::cast::AsArray;
 
     fn columns() -> SchemaRef {
@@ -462,13 +463,13 @@ mod tests {
         ]))
     }
 
-    fn write(name: &str, lines: &[&str]) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("tenon-debezium-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("log.json");
+    /// `lines` as a change log file in a directory of its own, removed
+    /// when the directory is dropped.
+    fn write(lines: &[&str]) -> (TestDir, PathBuf) {
+        let dir = TestDir::new();
+        let path = dir.path("log.json");
         std::fs::write(&path, lines.join("\n")).unwrap();
-        path
+        (dir, path)
     }
 
     fn log(ignore: bool) -> ChangeLog {
@@ -481,14 +482,11 @@ mod tests {
 
     #[test]
     fn times_come_from_the_row_or_ts_ms() {
-        let path = write(
-            "times",
-            &[
-                r#"{"op":"c","after":{"currency":"EUR","rate":1.14,"t":"2024-01-01 12:00:00"},"ts_ms":5}"#,
-                r#"{"payload":{"op":"u","before":null,"after":{"currency":"EUR","rate":"1.10"},"ts_ms":1704110700000}}"#,
-                r#"{"op":"d","before":{"currency":"EUR","rate":1.10,"t":1},"after":null,"ts_ms":1704111000000}"#,
-            ],
-        );
+        let (_dir, path) = write(&[
+            r#"{"op":"c","after":{"currency":"EUR","rate":1.14,"t":"2024-01-01 12:00:00"},"ts_ms":5}"#,
+            r#"{"payload":{"op":"u","before":null,"after":{"currency":"EUR","rate":"1.10"},"ts_ms":1704110700000}}"#,
+            r#"{"op":"d","before":{"currency":"EUR","rate":1.10,"t":1},"after":null,"ts_ms":1704111000000}"#,
+        ]);
         let rows =
             read_change_log(&path, &columns(), &log(false), ChangeLogView::Versions).unwrap();
         let b = rows.batch;
@@ -520,13 +518,10 @@ mod tests {
 
     #[test]
     fn a_bad_value_names_its_line_unless_skipped() {
-        let path = write(
-            "values",
-            &[
-                r#"{"op":"c","after":{"currency":"EUR","rate":"much","t":1}}"#,
-                r#"{"op":"c","after":{"currency":"USD","rate":1,"t":1}}"#,
-            ],
-        );
+        let (_dir, path) = write(&[
+            r#"{"op":"c","after":{"currency":"EUR","rate":"much","t":1}}"#,
+            r#"{"op":"c","after":{"currency":"USD","rate":1,"t":1}}"#,
+        ]);
         let e =
             read_change_log(&path, &columns(), &log(false), ChangeLogView::Current).unwrap_err();
         let text = e.to_string();

@@ -2,20 +2,18 @@
 //! counted, formats named instead of found by extension.
 
 use std::fs;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
+use super::tests::TestDir;
 use super::*;
 
-/// A fresh directory under the system's temporary directory.
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tenon-io-declared-{}-{test}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh directory under the system's temporary directory, removed
+/// when the test ends.
+fn dir(_test: &str) -> TestDir {
+    TestDir::new()
 }
 
 fn schema(fields: &[(&str, DataType, bool)]) -> SchemaRef {
@@ -180,5 +178,4 @@ fn other_formats_take_declared_columns_by_name_and_name_bad_rows() {
     let stats = file_stats(&path, None).unwrap();
     assert_eq!(stats.rows, Some(3));
     assert!(stats.bytes > 0);
-    let _ = fs::remove_dir_all(d);
 }

@@ -35,6 +35,34 @@ impl FileStamp {
     }
 }
 
+/// The stamps of a table's files (a file's, or each data file's of a
+/// directory, in name order): a table whose file was replaced or
+/// rewritten, or whose directory gained or lost a file, has another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableStamp(Vec<(PathBuf, Option<FileStamp>)>);
+
+impl TableStamp {
+    /// The stamp of the table at `path` now, its directory's data files
+    /// those of `format` (`None`: of any known format); `None` when the
+    /// path or the directory cannot be read.
+    pub fn of(path: &Path, format: Option<FileFormat>) -> Option<TableStamp> {
+        let files = if fs::metadata(path).ok()?.is_dir() {
+            data_files(path, format).ok()?
+        } else {
+            vec![path.to_path_buf()]
+        };
+        Some(TableStamp(
+            files
+                .into_iter()
+                .map(|f| {
+                    let stamp = FileStamp::of(&f);
+                    (f, stamp)
+                })
+                .collect(),
+        ))
+    }
+}
+
 /// The schema of a table file or directory, as [`read_table`](super::read_table)
 /// would read it, without reading its rows (CSV and JSON: inferred from
 /// their first rows). A directory's files must agree as `read_table`

@@ -63,7 +63,7 @@ pub use debezium::{
 };
 pub use destination::{Destination, remove_unfinished_files};
 pub use footer_stats::{ParquetFooters, parquet_footers};
-pub use metadata::{FileStamp, FileStats, file_stats, table_schema};
+pub use metadata::{FileStamp, FileStats, TableStamp, file_stats, table_schema};
 pub(crate) use read::format_of;
 pub use read::{LoadedTable, read_table, read_table_with};
 pub use scan::{Push, StreamReport, exec_error, stream_table};

@@ -70,6 +70,11 @@ pub struct StreamReport {
     /// evaluated on (the filter's columns decoded first), over the row
     /// groups read so (`None`: none was).
     pub late_rows: Option<(u64, u64)>,
+    /// Whether rows of the files were left out before they were pushed:
+    /// Parquet row groups or pages the filter's statistics ruled out, or
+    /// rows late materialization dropped. `false`: every row of the files
+    /// was pushed (when the read ended without an error).
+    pub pruned: bool,
 }
 
 /// How a stream's batches are handed on: the scan's sink.
@@ -159,6 +164,7 @@ pub fn stream_table(
     // with an offset index.
     let mut pages: Option<(u64, u64)> = None;
     let page_index = filter.is_some() || predicate.is_some();
+    let mut pruned = false;
     for file in files {
         if format_for(&file, options).map_err(exec_error)? != FileFormat::Parquet {
             units.push(Unit::Whole(file));
@@ -196,8 +202,13 @@ pub fn stream_table(
                 }
             }
             if skip || plan.as_ref().is_some_and(|p| p.empty) {
+                pruned = true;
                 continue;
             }
+            pruned |= plan
+                .as_ref()
+                .and_then(|p| p.selection.as_ref())
+                .is_some_and(|s| s.skipped_row_count() > 0);
             units.push(Unit::RowGroup {
                 file: index,
                 group,
@@ -239,11 +250,13 @@ pub fn stream_table(
         },
     });
 
+    let late_rows = tally.figures();
     *report = StreamReport {
         skipped_rows: skipped.into_inner(),
         row_groups: (!footers.is_empty()).then(|| (started.into_inner(), total_groups)),
         pages,
-        late_rows: tally.figures(),
+        late_rows,
+        pruned: pruned || late_rows.is_some_and(|(kept, evaluated)| kept < evaluated),
     };
     result
 }

@@ -6,6 +6,7 @@ mod builder;
 mod ddl;
 mod explain;
 mod held_bytes;
+mod learned_stats;
 mod lookup;
 mod output;
 mod query;
@@ -190,7 +191,7 @@ impl Session {
             ))));
         }
         let data = TableData::new(schema, batches);
-        let stats = self.pool.install(|| sources::stats_of(&data));
+        let stats = self.pool.install(|| statistics::stats_of(&data));
         self.registry_mut().insert_data(name, data, stats);
         Ok(())
     }
@@ -327,7 +328,7 @@ impl Session {
         crate::io::table_schema(path)?;
         let loaded = read_table(path, self.config.batch_size)?;
         let mut data = TableData::new(loaded.schema, loaded.batches);
-        let stats = self.pool.install(|| sources::stats_of(&data));
+        let stats = self.pool.install(|| statistics::stats_of(&data));
         data.batches = held_form::compact(std::mem::take(&mut data.batches));
         let file = FileTable::read_already(
             path.to_path_buf(),
@@ -370,6 +371,7 @@ impl Session {
     /// catalog): each join's strategy, each scan's source, the physical
     /// plan.
     fn prepare(&self, sql: &str) -> Result<Query, Error> {
+        self.publish_learned();
         let prepared = plan_statement(sql, &*self.read(), &self.config)?;
         Ok(Query::planned(
             prepared,

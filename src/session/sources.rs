@@ -45,7 +45,8 @@ use tenon_planner::hints::Position;
 use tenon_planner::prepare::{BoxError, CatalogProvider, OpenedScan, ScanSource, ScanSpec};
 use tenon_planner::sql::{Catalog, SqlError, TableStats, TableTime, proc_time_type};
 
-use super::held_bytes::{held_bytes, value_bytes};
+use super::held_bytes::held_bytes;
+use super::learned_stats::LearnedStats;
 use crate::error::Error;
 use crate::io::{
     ChangeLog, ChangeLogView, FileFormat, ReadOptions, StreamReport, exec_error, read_change_log,
@@ -67,7 +68,7 @@ pub(crate) struct FileTable {
     pub(crate) path: PathBuf,
     /// Read every file as this format (`CREATE TABLE`); `None`: by
     /// extension (`register_file`).
-    read_format: Option<FileFormat>,
+    pub(crate) read_format: Option<FileFormat>,
     /// The format OPTIONS are checked against (`None`: a directory of
     /// several formats).
     pub(crate) format: Option<FileFormat>,
@@ -88,7 +89,9 @@ pub(crate) struct FileTable {
     /// at every query's start.
     held_bytes: OnceLock<u64>,
     /// What the table's time declarations change about reading it.
-    time: TimeRead,
+    pub(crate) time: TimeRead,
+    /// What full reads learned of its columns (`super::learned_stats`).
+    pub(crate) learned: LearnedStats,
 }
 
 /// How a table's time declarations change its reading: a PROCTIME()
@@ -132,6 +135,7 @@ impl FileTable {
             loaded: Mutex::new(None),
             held_bytes: OnceLock::new(),
             time: TimeRead::default(),
+            learned: LearnedStats::default(),
         }
     }
 
@@ -174,6 +178,7 @@ impl FileTable {
             loaded: Mutex::new(None),
             held_bytes: OnceLock::new(),
             time: TimeRead::default(),
+            learned: LearnedStats::default(),
         }
     }
 
@@ -190,6 +195,7 @@ impl FileTable {
             loaded: Mutex::new(Some(loaded)),
             held_bytes: OnceLock::new(),
             time: TimeRead::default(),
+            learned: LearnedStats::default(),
         }
     }
 
@@ -224,7 +230,9 @@ impl FileTable {
                 skipped: rows.skipped,
             });
         }
+        let stamp = self.learns().then(|| self.stamp()).flatten();
         let t = read_table_with(&self.path, &self.read_options(settings, batch_size, None))?;
+        self.learn_whole(&t.batches, stamp);
         // Held in the compact form, but for a table with a PROCTIME()
         // column, whose batches `data_for` rebuilds in the table's schema.
         let batches = match self.time.proc_time {
@@ -267,7 +275,7 @@ impl FileTable {
         budget: &MemoryBudget,
     ) -> Result<Loaded, Error> {
         if !self.in_memory {
-            return Ok(self.streamed(settings));
+            return Ok(self.streamed(settings, true));
         }
         let l = self.data(batch_size)?;
         let (data, bytes) = match self.time.proc_time {
@@ -301,11 +309,13 @@ impl FileTable {
 
 impl FileTable {
     /// The table as a source its scans read with `settings` while they
-    /// run (nothing is read now).
-    fn streamed(self: &Arc<Self>, settings: &ScanSettings) -> Loaded {
+    /// run (nothing is read now); `learn`: the settings are the table's
+    /// own (but maybe the batch size), so a full read learns statistics.
+    fn streamed(self: &Arc<Self>, settings: &ScanSettings, learn: bool) -> Loaded {
         let source = FileScan {
             file: Arc::clone(self),
             settings: settings.clone(),
+            learn,
         };
         Loaded {
             data: Arc::new(TableData::from_source(
@@ -324,6 +334,8 @@ struct FileScan {
     file: Arc<FileTable>,
     /// The table's options, merged with the scan's.
     settings: ScanSettings,
+    /// Whether a full read learns the table's statistics.
+    learn: bool,
 }
 
 impl TableSource for FileScan {
@@ -424,15 +436,18 @@ impl FileScan {
             self.file
                 .read_options(&self.settings, request.batch_size, Some(columns.to_vec()));
         let mut read = StreamReport::default();
-        let result = stream_table(
-            &self.file.path,
-            &options,
-            filter,
-            predicate,
-            request.budget,
-            sink,
-            &mut read,
-        );
+        let result = self.file.read_learning(self.learn, columns, sink, |sink| {
+            let r = stream_table(
+                &self.file.path,
+                &options,
+                filter,
+                predicate,
+                request.budget,
+                sink,
+                &mut read,
+            );
+            (r, read.pruned)
+        });
         report.skipped_rows = self
             .settings
             .csv
@@ -542,10 +557,11 @@ impl Registry {
     pub(crate) fn insert_file_with_time(
         &mut self,
         name: &str,
-        file: FileTable,
+        mut file: FileTable,
         stats: TableStats,
         time: TableTime,
     ) {
+        file.learned = LearnedStats::new(&stats, file.schema.fields().len());
         self.drop_versions_of(name);
         self.catalog.drop_view(name);
         self.catalog
@@ -572,22 +588,6 @@ impl Registry {
         self.tables.remove(name);
         self.files.remove(name);
         found
-    }
-}
-
-/// The statistics of rows in memory: their count, bytes per column and
-/// each column's values ([`tenon_planner::statistics`]), summed up on the
-/// current rayon pool (the caller's session's, inside `install`).
-pub(crate) fn stats_of(data: &TableData) -> TableStats {
-    let column_bytes: Vec<u64> = (0..data.schema.fields().len())
-        .map(|c| data.batches.iter().map(|b| value_bytes(b.column(c))).sum())
-        .collect();
-    TableStats {
-        row_count: Some(data.num_rows() as u64),
-        byte_size: Some(column_bytes.iter().sum()),
-        sorted_on: Vec::new(),
-        column_bytes,
-        columns: tenon_planner::statistics::compute_column_stats(&data.batches),
     }
 }
 
@@ -664,7 +664,7 @@ impl ScanSource for SessionScan {
                 base: Base::File(f),
                 settings,
                 reread: true,
-            } => (f.streamed(settings), false),
+            } => (f.streamed(settings, false), false),
             SessionScan::Options {
                 base: Base::File(f),
                 settings,
@@ -674,7 +674,7 @@ impl ScanSource for SessionScan {
                     scan_batch_size: settings.scan_batch_size,
                     ..f.settings.clone()
                 };
-                (f.streamed(&own), false)
+                (f.streamed(&own, true), false)
             }
             SessionScan::Options {
                 base: Base::File(f),

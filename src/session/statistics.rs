@@ -7,13 +7,17 @@
 //!
 //! Tables held in memory get these statistics when they are registered,
 //! Parquet files what their footers say (no distinct counts, which writers
-//! rarely store); other files only their size until they are analyzed.
+//! rarely store), other files their size; files read lazily learn the
+//! rest from the first query that reads them whole
+//! (`super::learned_stats`), or from `ANALYZE`.
 
 use arrow_array::RecordBatch;
+use tenon_planner::exec::TableData;
 use tenon_planner::sql::TableStats;
 use tenon_planner::statistics::ColumnStatsBuilder;
 
 use super::Session;
+use super::held_bytes::value_bytes;
 use crate::error::{Cause, Error};
 
 impl Session {
@@ -69,6 +73,35 @@ impl Session {
                  as queries need them, and never read whole"
             ))));
         }
+        // A file table's own learning pauses: this read sums up every
+        // column anyway.
+        let file = self.read().files.get(name).cloned();
+        let stamp = file.as_ref().and_then(|f| f.stamp());
+        let paused = file.as_ref().map(|f| f.learned.pause());
+        let analyzed = self.analyze_rows(name, &schema);
+        if let (Some(f), Some(wanted)) = (&file, paused) {
+            f.learned.resume(wanted);
+        }
+        let (rows, columns) = analyzed?;
+        let count = columns.len();
+        let mut registry = self.write();
+        registry.catalog.set_column_stats(name, rows, columns);
+        if let (Some(f), Some(t)) = (&file, registry.catalog.table(name)) {
+            f.learned.analyzed(&t.stats, stamp);
+        }
+        Ok(format!(
+            "analyzed {name}: {rows} rows, {count} column{}",
+            if count == 1 { "" } else { "s" }
+        ))
+    }
+
+    /// Reads table `name` (of `schema`) whole: its row count and column
+    /// statistics.
+    fn analyze_rows(
+        &self,
+        name: &str,
+        schema: &arrow_schema::SchemaRef,
+    ) -> Result<(u64, Vec<tenon_planner::statistics::ColumnStats>), Error> {
         let quoted = name.replace('"', "\"\"");
         let query = self.prepare(&format!("SELECT * FROM \"{quoted}\""))?;
         let mut builders: Vec<ColumnStatsBuilder> = schema
@@ -86,19 +119,39 @@ impl Session {
                 b.update(c);
             }
         }
-        let columns = builders.into_iter().map(|b| b.finish()).collect::<Vec<_>>();
-        let count = columns.len();
-        self.write().catalog.set_column_stats(name, rows, columns);
-        Ok(format!(
-            "analyzed {name}: {rows} rows, {count} column{}",
-            if count == 1 { "" } else { "s" }
-        ))
+        Ok((rows, builders.into_iter().map(|b| b.finish()).collect()))
     }
 
     /// What the planner knows of table `name`: rows, bytes, and per column
     /// (in schema order, empty when nothing is known) null count, minimum,
     /// maximum and distinct count. `None` when there is no such table.
     pub fn table_stats(&self, name: &str) -> Option<TableStats> {
+        self.publish_learned();
         self.read().catalog.table(name).map(|t| t.stats.clone())
+    }
+
+    /// Puts what full reads of file tables learned into the catalog, when
+    /// they learned anything since (`super::learned_stats`).
+    pub(super) fn publish_learned(&self) {
+        let pending = self.read().files.values().any(|f| f.learned.is_pending());
+        if pending {
+            self.write().publish_learned();
+        }
+    }
+}
+
+/// The statistics of rows in memory: their count, bytes per column and
+/// each column's values ([`tenon_planner::statistics`]), summed up on the
+/// current rayon pool (the caller's session's, inside `install`).
+pub(crate) fn stats_of(data: &TableData) -> TableStats {
+    let column_bytes: Vec<u64> = (0..data.schema.fields().len())
+        .map(|c| data.batches.iter().map(|b| value_bytes(b.column(c))).sum())
+        .collect();
+    TableStats {
+        row_count: Some(data.num_rows() as u64),
+        byte_size: Some(column_bytes.iter().sum()),
+        sorted_on: Vec::new(),
+        column_bytes,
+        columns: tenon_planner::statistics::compute_column_stats(&data.batches),
     }
 }

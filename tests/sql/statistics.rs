@@ -10,6 +10,8 @@ use tenon::planner::statistics::ScalarValue;
 
 use crate::common::*;
 
+mod lazy;
+
 /// `n` rows: `k` = i % keys (NULL every 10th row when `nulls`), `s` a
 /// string of `k`.
 fn keyed(n: i64, keys: i64, nulls: bool) -> RecordBatch {
