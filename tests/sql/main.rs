@@ -30,6 +30,7 @@ mod lazy_tables;
 mod limits;
 mod lookup;
 mod memory;
+mod multi_join;
 mod nested_types;
 mod operators;
 mod options;

@@ -197,5 +197,6 @@ pub(super) fn set_operation_join(
         source,
         ignored_hints: Vec::new(),
         estimates: super::JoinEstimates::default(),
+        multi_join: None,
     })
 }

@@ -45,7 +45,9 @@ impl PlannedJoin {
         o.push_str("{\"strategy\": ");
         json_string(
             &mut o,
-            if self.lookup.is_some() {
+            if self.multi_join.is_some() {
+                "MULTI_JOIN"
+            } else if self.lookup.is_some() {
                 "LOOKUP"
             } else {
                 self.strategy.name()
@@ -64,6 +66,10 @@ impl PlannedJoin {
         if let Some(t) = &self.time_join {
             o.push_str(", \"time_join\": ");
             json_string(&mut o, t);
+        }
+        if let Some(m) = &self.multi_join {
+            o.push_str(", \"multi_join\": ");
+            json_string(&mut o, m);
         }
         if let Some(l) = &self.lookup {
             o.push_str(", \"lookup\": ");
@@ -142,14 +148,23 @@ impl fmt::Display for PlannedJoin {
             }
             return Ok(());
         }
-        write!(f, ": {}", self.strategy)?;
-        match (&self.build, self.build_side) {
-            (Some(b), _) => write!(f, ", build {b}")?,
-            (None, Some(JoinSide::Left)) => f.write_str(", build left (join)")?,
-            (None, Some(JoinSide::Right)) => f.write_str(", build right (join)")?,
-            (None, None) => {}
+        match &self.multi_join {
+            Some(m) => write!(
+                f,
+                ": MULTI_JOIN (one multi-way join on the common key, no intermediate result: \
+                 hint {m} applied)"
+            )?,
+            None => {
+                write!(f, ": {}", self.strategy)?;
+                match (&self.build, self.build_side) {
+                    (Some(b), _) => write!(f, ", build {b}")?,
+                    (None, Some(JoinSide::Left)) => f.write_str(", build left (join)")?,
+                    (None, Some(JoinSide::Right)) => f.write_str(", build right (join)")?,
+                    (None, None) => {}
+                }
+                write!(f, " ({})", self.reason)?;
+            }
         }
-        write!(f, " ({})", self.reason)?;
         for h in &self.ignored_hints {
             write!(f, "\n    {h}")?;
         }

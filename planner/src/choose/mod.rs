@@ -67,6 +67,7 @@ mod join_numbers;
 mod lookup_choice;
 mod lookup_hints;
 mod multi_join;
+pub use multi_join::MultiJoinGroup;
 mod selectivity;
 mod sites;
 mod state_ttl;
@@ -184,6 +185,10 @@ pub struct PlannedJoin {
     /// The size estimates the decision was made with (EXPLAIN shows
     /// them).
     pub estimates: JoinEstimates,
+    /// The MULTI_JOIN hint whose multi-way join runs this join (with the
+    /// others of its group, [`JoinPlan::multi_joins`]); the strategy and
+    /// build side above are then not used.
+    pub multi_join: Option<String>,
 }
 
 /// A join hint of a block that applied to no join of that block.
@@ -247,6 +252,9 @@ pub struct JoinPlan {
     /// # Ok::<(), tenon_planner::choose::PlanError>(())
     /// ```
     pub set_operation_joins: Vec<PlannedJoin>,
+    /// The MULTI_JOIN groups that run as one multi-way join each
+    /// (docs/hints.md H50).
+    pub multi_joins: Vec<MultiJoinGroup>,
     /// Every scan with OPTIONS, in block order, scans of a block in plan
     /// order.
     pub scan_options: Vec<ScanOptions>,
@@ -318,6 +326,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     };
     let mut slots: Vec<Option<PlannedJoin>> = vec![None; order.len()];
     let mut unused_hints = Vec::new();
+    let mut multi_joins = Vec::new();
     for block in &query.blocks {
         let global_id = |j: usize| order.iter().position(|&x| x == (block.id, j)).unwrap_or(0);
         let decided = describe_block(block, &query.plan, &global_id, catalog, &estimator, &shared)?;
@@ -330,7 +339,6 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
             .map(|(j, decision)| decided.planned(j, decision))
             .collect();
         state_ttl::check_state_ttl_hints(&decided, &mut unused_hints, block.id)?;
-        multi_join::check_multi_join_hints(&decided, config, &mut unused_hints, block.id)?;
         lookup_hints::apply_lookup_hints(
             &decided,
             &mut planned.iter_mut().collect::<Vec<_>>(),
@@ -338,6 +346,15 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
             &mut unused_hints,
             block.id,
         )?;
+        let global = |j: usize| decided.joins.joins[j].id;
+        multi_joins.extend(multi_join::check_multi_join_hints(
+            &decided,
+            config,
+            &mut planned,
+            &global,
+            &mut unused_hints,
+            block.id,
+        )?);
         for (j, p) in planned.into_iter().enumerate() {
             slots[decided.joins.joins[j].id] = Some(p);
         }
@@ -351,6 +368,7 @@ pub fn plan_joins(sql: &str, catalog: &Catalog, config: &Config) -> Result<JoinP
     Ok(JoinPlan {
         joins,
         set_operation_joins,
+        multi_joins,
         unused_hints,
         scan_options,
         query,
@@ -472,6 +490,14 @@ impl JoinPlan {
             self.set_operation_joins
                 .get(n.checked_sub(self.joins.len())?)
         })
+    }
+
+    /// The MULTI_JOIN group whose top join is `join` (the group runs as
+    /// one multi-way join in its place), found as
+    /// [`JoinPlan::decision_of`] finds a decision.
+    pub fn multi_join_of(&self, join: &Join) -> Option<&MultiJoinGroup> {
+        let n = decision_number(join)?;
+        self.multi_joins.iter().find(|g| g.joins.last() == Some(&n))
     }
 
     /// Renames the table the `TableScan` at `path` reads, in

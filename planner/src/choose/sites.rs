@@ -87,6 +87,11 @@ impl BlockToDecide<'_> {
         self.hints.iter().filter(|h| h.name == name).collect()
     }
 
+    /// Where the block's join `j` is in the plan.
+    pub(super) fn path(&self, j: usize) -> &crate::sql::PlanPath {
+        &self.block.joins[j].path
+    }
+
     /// The logical node of the block's join `j`.
     pub(super) fn node(&self, j: usize) -> &Join {
         &self.nodes[j]
@@ -142,6 +147,7 @@ impl BlockToDecide<'_> {
                 && allows_adaptive_build_side(&decision.source, decision.strategy),
             source: decision.source,
             ignored_hints: decision.ignored,
+            multi_join: None,
             estimates: JoinEstimates {
                 left: site.left.estimate,
                 right: site.right.estimate,

@@ -22,6 +22,7 @@ mod join_run;
 mod limit;
 pub mod lookup;
 mod lower;
+mod multi_join;
 mod plan;
 mod run;
 mod runtime_filter;

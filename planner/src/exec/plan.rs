@@ -92,6 +92,21 @@ pub enum Operator {
         /// the run-time adaptation it allows).
         decision: JoinChoice,
     },
+    /// A chain of INNER and LEFT joins on one common key, run as one
+    /// multi-way join (a `MULTI_JOIN` hint, docs/hints.md H50): the inputs
+    /// after the first are collected and grouped by key, then the first
+    /// streams through them; no intermediate join result is made.
+    MultiJoin {
+        /// The inputs, in chain order.
+        inputs: Vec<PhysicalPlan>,
+        /// The configured kernel.
+        join: Box<tenon_kernels::MultiJoin>,
+        /// The decisions of the joins it runs, bottom-up (EXPLAIN's join
+        /// list).
+        decisions: Vec<JoinChoice>,
+        /// What it joins, for EXPLAIN.
+        text: String,
+    },
     /// Each input row joined with the rows a lookup source returns for its
     /// key (a lookup join, module `lookup`): streaming, one request per
     /// input batch.
@@ -330,7 +345,9 @@ impl PhysicalPlan {
             Operator::Join { left, right, .. } | Operator::SetOperation { left, right, .. } => {
                 vec![left, right]
             }
-            Operator::Union { inputs } => inputs.iter_mut().collect(),
+            Operator::Union { inputs } | Operator::MultiJoin { inputs, .. } => {
+                inputs.iter_mut().collect()
+            }
         }
     }
 
@@ -350,7 +367,9 @@ impl PhysicalPlan {
             Operator::Join { left, right, .. } | Operator::SetOperation { left, right, .. } => {
                 vec![left, right]
             }
-            Operator::Union { inputs } => inputs.iter().collect(),
+            Operator::Union { inputs } | Operator::MultiJoin { inputs, .. } => {
+                inputs.iter().collect()
+            }
         }
     }
 
@@ -362,9 +381,12 @@ impl PhysicalPlan {
             for c in p.children() {
                 walk(c, out);
             }
-            if let Operator::Join { decision, .. } | Operator::Lookup { decision, .. } = &p.operator
-            {
-                out.push(decision);
+            match &p.operator {
+                Operator::Join { decision, .. } | Operator::Lookup { decision, .. } => {
+                    out.push(decision)
+                }
+                Operator::MultiJoin { decisions, .. } => out.extend(decisions),
+                _ => {}
             }
         }
         walk(self, &mut out);
@@ -444,6 +466,7 @@ impl PhysicalPlan {
                 s
             }
             Operator::Lookup { join, .. } => join.describe(),
+            Operator::MultiJoin { text, .. } => format!("MultiJoin: {text}"),
             Operator::Aggregate { aggregate, .. } => aggregate.describe(),
             Operator::JoinAggregate { aggregate, .. } => aggregate.describe(),
             Operator::Sort { sort, .. } => sort.describe(),

@@ -409,6 +409,7 @@ impl Run<'_> {
                 out(batch)
             }),
             Operator::Join { .. } => self.join(plan, sink),
+            Operator::MultiJoin { .. } => self.multi_join(plan, &out),
             Operator::JoinAggregate { .. } => self.join_aggregate(plan, sink),
             Operator::Aggregate { input, aggregate } => {
                 // Fused: the input pipeline's threads aggregate as they go.

@@ -383,7 +383,6 @@ fn h42_scan_batch_size_applies_to_every_format() {
 // ======================================= §6 hints beyond the join strategies
 
 #[test]
-#[ignore = "MULTI_JOIN (H50) has no multi-way join operator yet: the joins run as binary joins"]
 fn h50_multi_join_runs_the_listed_joins() {
     let sql = "SELECT /*+ MULTI_JOIN(t1, t2, t3) */ * FROM t1 JOIN t2 ON t1.id = t2.id JOIN t3 ON t1.id = t3.id";
     assert_eq!(run(&sess(), sql), t123().strings());
@@ -399,10 +398,8 @@ fn h50_multi_join_is_checked_and_explain_says_what_became_of_it() {
     assert_eq!(run(&s, valid), t123().strings());
     let text = s.explain(valid).unwrap().to_text();
     assert!(
-        text.contains(
-            "block 0: hint MULTI_JOIN(t1, t2, t3) ignored: tenon has no multi-way join \
-             operator yet"
-        ),
+        text.contains("MULTI_JOIN (one multi-way join on the common key")
+            && text.contains("hint MULTI_JOIN(t1, t2, t3) applied"),
         "{text}"
     );
     // no key common to all three: t3 joins on another column
@@ -424,10 +421,12 @@ fn h50_multi_join_is_checked_and_explain_says_what_became_of_it() {
     assert!(e.to_string().contains("MULTI_JOIN(a, t2)"), "{e}");
     let e = query_err(&s, &format!("SELECT /*+ MULTI_JOIN(t1) */ * {T12}"));
     assert!(e.to_string().contains("two or more"), "{e}");
-    // strict mode: a hint that cannot be applied is an error (H17)
+    // strict mode: a hint that cannot be applied is an error (H17), one
+    // that can runs
     let mut strict = sess();
     strict.set("hint_mode", "strict").unwrap();
-    let e = query_err(&strict, valid);
+    assert_eq!(run(&strict, valid), t123().strings());
+    let e = query_err(&strict, no_common);
     assert!(e.to_string().contains("MULTI_JOIN"), "{e}");
 }
 

@@ -100,6 +100,9 @@ struct BoundCondition {
 
 impl Lowering<'_> {
     pub(super) fn join(&mut self, join: &LogicalJoin, need: &[usize]) -> Result<Lowered> {
+        if let Some(group) = self.plan.multi_join_of(join) {
+            return self.multi_join(join, group, need);
+        }
         let choice = self.choice_of(join)?;
         let time = TimeJoin::of(join).map_err(ExecError::Unsupported)?;
         match (choice.kernel, time) {

@@ -36,6 +36,7 @@ use tenon_kernels::MemoryBudget;
 
 mod join;
 mod lookup;
+mod multi_join;
 mod ranges;
 mod time_join;
 
