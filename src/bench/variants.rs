@@ -281,40 +281,49 @@ impl Answer {
         Ok(Answer::Rows(rows))
     }
 
-    /// How `other` differs from `self` (the first differing row, or the
-    /// counts); `None` when they agree.
+    /// How `other` (a variant's answer: "this") differs from `self` (the
+    /// default's): the first differing row of both, or the first row only
+    /// one of them has, or the counts (hashed answers); `None` when they
+    /// agree.
     pub fn difference(&self, other: &Answer) -> Option<String> {
         match (self, other) {
             (Answer::Rows(a), Answer::Rows(b)) => {
                 let i = a.iter().zip(b).position(|(x, y)| x != y);
                 match i {
                     Some(i) => Some(format!(
-                        "row {} is `{}`, the default's is `{}`",
+                        "row {} is `{}` in this answer, `{}` in the default's",
                         i + 1,
                         b[i],
                         a[i]
                     )),
-                    None if a.len() != b.len() => Some(format!(
-                        "{} rows, the default {}; the first row only one has: `{}`",
-                        b.len(),
-                        a.len(),
-                        b.get(a.len())
-                            .or_else(|| a.get(b.len()))
-                            .map_or("", String::as_str)
-                    )),
+                    None if a.len() != b.len() => {
+                        // the rows agree up to the shorter's end
+                        let (who, row) = match b.get(a.len()) {
+                            Some(row) => ("this answer", row.as_str()),
+                            None => ("the default's", a.get(b.len()).map_or("", String::as_str)),
+                        };
+                        Some(format!(
+                            "{} rows in this answer, {} in the default's; row {} is the first \
+                             that only {who} has: `{row}`",
+                            b.len(),
+                            a.len(),
+                            a.len().min(b.len()) + 1
+                        ))
+                    }
                     None => None,
                 }
             }
             (Answer::Hashed { rows: r1, hash: h1 }, Answer::Hashed { rows: r2, hash: h2 }) => {
                 (r1 != r2 || h1 != h2).then(|| {
                     format!(
-                        "{r2} rows, the default {r1}, and the rows' hashes differ (results \
-                         over {ROWS_COMPARED_IN_FULL} rows are compared by hash)"
+                        "{r2} rows in this answer, {r1} in the default's, and the rows' \
+                         hashes differ (results over {ROWS_COMPARED_IN_FULL} rows are compared \
+                         by hash: no row to show)"
                     )
                 })
             }
             (a, b) => Some(format!(
-                "{} rows, the default {}",
+                "{} rows in this answer, {} in the default's",
                 b.row_count(),
                 a.row_count()
             )),
@@ -381,6 +390,15 @@ mod tests {
         let b = Answer::of(&[batch(vec![2, 1])], true).unwrap();
         let d = a.difference(&b).unwrap();
         assert!(d.contains("row 1") && d.contains("`2`"), "{d}");
+        // a row one side lacks: which side has it
+        let short = Answer::of(&[batch(vec![1])], true).unwrap();
+        let d = a.difference(&short).unwrap();
+        assert!(
+            d.contains("row 2 is the first that only the default's has: `2`"),
+            "{d}"
+        );
+        let d = short.difference(&a).unwrap();
+        assert!(d.contains("only this answer has: `2`"), "{d}");
         assert!(has_order_by("SELECT k FROM t ORDER BY k"));
         assert!(!has_order_by(
             "SELECT k FROM (SELECT k FROM t ORDER BY k) s"

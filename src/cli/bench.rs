@@ -46,12 +46,14 @@ pub(crate) struct BenchArgs {
     #[arg(long)]
     runs: Option<usize>,
     /// Fraction of the full workload size (1.0 = 10M probe rows; default
-    /// 1.0, or 0.01 with --measure instructions).
+    /// 1.0, or 0.01 with --measure instructions); with --query, the scale
+    /// of the built-in TPC-H tables (default 0.01).
     #[arg(long)]
     scale: Option<f64>,
     /// What to measure besides wall time: `instructions` also counts each
-    /// strategy's instructions with valgrind's callgrind on one thread
-    /// (repeatable to about 0.01%, for CI baselines; about 50x slower per run).
+    /// strategy's (or query variant's) instructions with valgrind's callgrind
+    /// on one thread (repeatable to 0.01%, a query's to 0.5%, for CI
+    /// baselines; about 50x slower per run).
     #[arg(long, value_enum, default_value_t = Measure::Time)]
     measure: Measure,
     /// Seed of the data generator.
@@ -104,11 +106,12 @@ pub(crate) struct BenchArgs {
     #[arg(long, default_value_t = 10.0, value_name = "PCT")]
     max_regression: f64,
     /// Bench a query of your own instead of the workloads (repeatable):
-    /// a .sql file holding one query, or a directory whose *.sql files
-    /// run in name order. Each join is run under every strategy that can
-    /// run it (a hint block inserted), one join at a time, and every
-    /// combination when the query has at most 3 joins; with --query,
-    /// --workload narrows to `FILE#joinN` or `FILE#all`.
+    /// a .sql file holding one query (and any DDL it needs around it), or
+    /// a directory whose *.sql files run in name order (without --table
+    /// and --memory-table, on the built-in TPC-H tables). Each join runs
+    /// under every strategy that can run it (a hint block inserted), one
+    /// join at a time, and every combination when the query has at most 3
+    /// joins; --workload then narrows to `FILE#joinN` or `FILE#all`.
     #[arg(long = "query", value_name = "FILE|DIR")]
     queries: Vec<PathBuf>,
     /// A table the queries read, NAME=PATH (repeatable), as `tenon query

@@ -7,19 +7,27 @@
 //! the planner; a query of at most [`CROSS_PRODUCT_JOINS`] joins also
 //! runs every combination. A variant runs only when its EXPLAIN says its
 //! hint applied. Every variant must return the default's rows (a
-//! disagreement is a bug in tenon: exit 3). The results are `tenon-bench/1`
+//! disagreement is a bug in tenon: exit 1 naming the variant and the
+//! first differing row, [`check`]). The results are `tenon-bench/1`
 //! workloads named `<file>#join<N>` (and `<file>#all` for the
 //! combinations), one row per strategy (`A+B` for a combination), so that
-//! `--json`, `--svg`, `--baseline` and `--against` work as on the built-in
-//! workloads. Identical variants (the same query text) run once.
+//! `--json`, `--svg`, `--baseline`, `--against` and `--measure
+//! instructions` ([`callgrind`]) work as on the built-in workloads.
+//! Identical variants (the same query text) run once. A file may be a
+//! script: DDL around its one query ([`script`]). Without `--table` and
+//! `--memory-table`, the TPC-H tables are built in ([`tables`]).
+
+mod callgrind;
+mod check;
+mod script;
+mod tables;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use tenon::bench::variants::{Answer, STRATEGIES, SelectSites, has_order_by, hint_for};
+use tenon::bench::variants::{STRATEGIES, SelectSites, has_order_by, hint_for};
 use tenon::bench::{BenchReport, Choice, Settings, StrategyTiming, WorkloadReport, svg};
-use tenon::planner::sql::{SqlStatement, parse_statement, split_statements};
 use tenon::{Config, Error, JoinReport, Session, Strategy};
 
 use super::against::InjectedSlowdown;
@@ -59,6 +67,9 @@ type WayToRun = (Strategy, Option<String>);
 /// A query file, planned.
 struct Planned {
     name: String,
+    path: PathBuf,
+    /// The file's statements: its query and the DDL around it.
+    script: script::QueryScript,
     sql: String,
     ordered: bool,
     joins: Vec<JoinReport>,
@@ -74,21 +85,35 @@ struct Measured {
     runs_s: Vec<f64>,
     peak: u64,
     spilled: u64,
+    /// With `--measure instructions`: the measured run's count.
+    instructions: Option<u64>,
 }
 
-/// The rows every variant must return: the default's.
-struct Reference {
-    exact: Answer,
-    /// The rows sorted, for a query with ORDER BY (ties may come in
-    /// another order).
-    sorted: Option<Answer>,
+/// How the queries run: the options, the job, the session, the scale of
+/// the built-in TPC-H tables (`None`: not used) and the testing aid of
+/// [`check::INJECT_WRONG_ROWS`].
+struct Bench<'a> {
+    args: &'a BenchArgs,
+    job: &'a Job,
+    session: Session,
+    tpch_scale: Option<f64>,
+    inject: Option<Strategy>,
 }
 
 /// Runs `tenon bench --query ...` (also as a child of `--against`).
 pub(super) fn run(args: &BenchArgs, job: &Job) -> Result<(), CliError> {
     let rows_asked = row_filter(&args.strategies)?;
-    let session = session(args, job)?;
-    let planned = plan_all(args, &session, rows_asked.as_deref())?;
+    let inject = check::injected_wrong_rows()?;
+    let files = query_files(args)?;
+    let (session, tpch_scale) = session(args, job, &files)?;
+    let b = Bench {
+        args,
+        job,
+        session,
+        tpch_scale,
+        inject,
+    };
+    let planned = plan_all(&b, &files, rows_asked.as_deref())?;
     if let Some(other) = &args.against {
         let names: Vec<String> = planned
             .iter()
@@ -101,7 +126,7 @@ pub(super) fn run(args: &BenchArgs, job: &Job) -> Result<(), CliError> {
         settings: Settings {
             threads: job.threads,
             runs: job.runs,
-            scale: 1.0,
+            scale: b.tpch_scale.unwrap_or(1.0),
             seed: args.seed,
             batch_size: args.batch_size,
         },
@@ -109,7 +134,9 @@ pub(super) fn run(args: &BenchArgs, job: &Job) -> Result<(), CliError> {
     };
     for p in &planned {
         let start = report.workloads.len();
-        let fastest = measure_query(job, &session, p, &mut report)?;
+        let scope = p.script.enter(&b.session, &p.path)?;
+        let fastest = measure_query(&b, p, &mut report)?;
+        p.script.leave(&b.session, &p.path, scope)?;
         print_query(p, &report.workloads[start..], fastest.as_ref());
     }
     if let Some(path) = &args.json {
@@ -127,17 +154,16 @@ pub(super) fn run(args: &BenchArgs, job: &Job) -> Result<(), CliError> {
 /// The options that do not apply to queries (checked before anything
 /// else, so that they are named rather than what they would need).
 pub(super) fn check(args: &BenchArgs) -> Result<(), CliError> {
-    if args.measure == Measure::Instructions {
+    if args.data.is_some() {
         return Err(CliError::usage(
-            "--measure instructions counts a join kernel alone in a child process, which a \
-             query's plan does not run that way: measure --query with wall time (the default), \
-             and gate with --against",
+            "--data holds the built-in workloads' data; --query runs on the tables given with \
+             --table, --memory-table and -f (or the built-in TPC-H tables without them)",
         ));
     }
-    if args.scale.is_some() || args.data.is_some() {
+    if args.scale.is_some() && !(args.tables.is_empty() && args.memory_tables.is_empty()) {
         return Err(CliError::usage(
-            "--scale and --data choose the built-in workloads' data; --query runs on the tables \
-             given with --table, --memory-table and -f",
+            "--scale with --query is the scale of the built-in TPC-H tables, which are there \
+             only without --table and --memory-table: your tables have the size they have",
         ));
     }
     if let Some(w) = args.workloads.iter().find(|w| !w.contains('#')) {
@@ -182,9 +208,14 @@ fn row_asked(asked: Option<&[String]>, name: &str) -> bool {
     })
 }
 
-/// A session with the tables registered as `tenon query` registers them,
-/// then the `-f` script run.
-fn session(args: &BenchArgs, job: &Job) -> Result<Session, CliError> {
+/// A session with the tables registered as `tenon query` registers them
+/// (the built-in TPC-H tables when `files` or `-f` read them and no
+/// table is given: their scale then), then the `-f` script run.
+fn session(
+    args: &BenchArgs,
+    job: &Job,
+    files: &[PathBuf],
+) -> Result<(Session, Option<f64>), CliError> {
     let mut config: Config = job.config.clone();
     config
         .set("threads", &job.threads.to_string())
@@ -196,20 +227,45 @@ fn session(args: &BenchArgs, job: &Job) -> Result<Session, CliError> {
         code: e.exit_code() as u8,
         message: e.to_string(),
     })?;
-    crate::cli::query::register_tables(&mut session, &args.tables, &args.memory_tables)?;
-    if let Some(file) = &args.file {
-        let script = std::fs::read_to_string(file).map_err(|e| {
+    let script = match &args.file {
+        None => None,
+        Some(file) => Some(std::fs::read_to_string(file).map_err(|e| {
             CliError::usage(format!(
                 "-f {}: cannot read the script: {e}",
                 file.display()
             ))
-        })?;
-        session.execute_script(&script).map_err(|e| CliError {
+        })?),
+    };
+    let mut tpch_scale = None;
+    if args.tables.is_empty() && args.memory_tables.is_empty() {
+        // unreadable files are reported when they are planned
+        let texts: Vec<String> = script
+            .iter()
+            .cloned()
+            .chain(files.iter().filter_map(|f| std::fs::read_to_string(f).ok()))
+            .collect();
+        if let Some(kept) = tables::builtin_tpch_needed(&texts) {
+            // (in range: checked with the other options)
+            let scale = args.scale.unwrap_or(tables::BUILTIN_TPCH_SCALE);
+            session.register_tpch(scale).map_err(|e| CliError {
+                code: e.exit_code() as u8,
+                message: format!("the built-in TPC-H tables at scale {scale}: {e}"),
+            })?;
+            for t in tables::tpch_tables().iter().filter(|t| !kept.contains(t)) {
+                // declared by a CREATE TABLE: that table replaces it
+                let _ = session.execute(&format!("DROP TABLE \"{t}\""));
+            }
+            tpch_scale = Some(scale);
+        }
+    }
+    crate::cli::query::register_tables(&mut session, &args.tables, &args.memory_tables)?;
+    if let (Some(file), Some(script)) = (&args.file, &script) {
+        session.execute_script(script).map_err(|e| CliError {
             code: e.exit_code() as u8,
             message: format!("-f {}: {e}", file.display()),
         })?;
     }
-    Ok(session)
+    Ok((session, tpch_scale))
 }
 
 /// The query files: each `--query` file, or each `*.sql` of a `--query`
@@ -249,14 +305,16 @@ fn query_files(args: &BenchArgs) -> Result<Vec<PathBuf>, CliError> {
     Ok(files)
 }
 
-/// Every query file planned, narrowed to `--workload` and `--strategies`.
+/// Every query file planned (its DDL run around it), narrowed to
+/// `--workload` and `--strategies`.
 fn plan_all(
-    args: &BenchArgs,
-    session: &Session,
+    b: &Bench<'_>,
+    files: &[PathBuf],
     rows_asked: Option<&[String]>,
 ) -> Result<Vec<Planned>, CliError> {
+    let args = b.args;
     let mut planned: Vec<Planned> = Vec::new();
-    for path in query_files(args)? {
+    for path in files {
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -276,7 +334,7 @@ fn plan_all(
         {
             continue;
         }
-        let mut p = plan_query(session, &path, name)?;
+        let mut p = plan_query(b, path, name)?;
         p.workloads.retain(|w| wanted(&w.name));
         for w in &mut p.workloads {
             w.rows.retain(|r| row_asked(rows_asked, &r.name));
@@ -301,8 +359,9 @@ fn plan_all(
     Ok(planned)
 }
 
-/// Reads, plans and splits one query file into its workloads.
-fn plan_query(session: &Session, path: &Path, name: String) -> Result<Planned, CliError> {
+/// Reads, plans (between the file's DDL) and splits one query file into
+/// its workloads.
+fn plan_query(b: &Bench<'_>, path: &Path, name: String) -> Result<Planned, CliError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::usage(format!("--query {}: cannot read it: {e}", path.display())))?;
     let in_file = |e: Error| {
@@ -310,7 +369,8 @@ fn plan_query(session: &Session, path: &Path, name: String) -> Result<Planned, C
         if message.contains("unknown table") {
             message.push_str(
                 "; register the tables the query reads with --table NAME=PATH, \
-                 --memory-table NAME=PATH or -f DDL.sql",
+                 --memory-table NAME=PATH, -f DDL.sql or CREATE TABLE in the file (without \
+                 --table and --memory-table the TPC-H tables are built in)",
             );
         }
         CliError {
@@ -318,25 +378,12 @@ fn plan_query(session: &Session, path: &Path, name: String) -> Result<Planned, C
             message,
         }
     };
-    let statements = split_statements(&text).map_err(|e| in_file(e.into()))?;
-    let [statement] = statements.as_slice() else {
-        return Err(CliError::usage(format!(
-            "--query {}: holds {} statements; a query file holds one query (put CREATE TABLE \
-             and CREATE VIEW statements in -f FILE)",
-            path.display(),
-            statements.len()
-        )));
-    };
-    let kind = parse_statement(&statement.text).map_err(|e| in_file(e.into()))?;
-    if kind != SqlStatement::Query {
-        return Err(CliError::usage(format!(
-            "--query {}: `{}` is not a query; put DDL in -f FILE",
-            path.display(),
-            statement.first_line()
-        )));
-    }
-    let sql = statement.text.clone();
-    let joins = session.explain(&sql).map_err(in_file)?.report().joins;
+    let script = script::QueryScript::parse(path, &text)?;
+    let sql = script.query.text.clone();
+    let scope = script.enter(&b.session, path)?;
+    let explained = b.session.explain(&sql).map_err(in_file);
+    script.leave(&b.session, path, scope)?;
+    let joins = explained?.report().joins;
     let sites = SelectSites::of(&sql)
         .map_err(|e| CliError::usage(format!("--query {}: {e}", path.display())))?;
     let mut notes = Vec::new();
@@ -442,6 +489,8 @@ fn plan_query(session: &Session, path: &Path, name: String) -> Result<Planned, C
     Ok(Planned {
         ordered: has_order_by(&sql),
         name,
+        path: path.to_path_buf(),
+        script,
         sql,
         joins,
         sites,
@@ -453,14 +502,14 @@ fn plan_query(session: &Session, path: &Path, name: String) -> Result<Planned, C
 /// Measures every row of `p`'s workloads into `report`; the fastest
 /// variant's text and median, with the default's median, when measured.
 fn measure_query(
-    job: &Job,
-    session: &Session,
+    b: &Bench<'_>,
     p: &Planned,
     report: &mut BenchReport,
 ) -> Result<Option<(String, f64, f64)>, CliError> {
     if p.workloads.iter().all(|w| w.rows.is_empty()) {
         return Ok(None);
     }
+    let session = &b.session;
     let failed = |what: &str, e: Error| CliError {
         code: e.exit_code() as u8,
         message: format!("{}: {what}: {e}", p.name),
@@ -470,17 +519,7 @@ fn measure_query(
             .sql(&p.sql)
             .and_then(|q| q.run())
             .map_err(|e| failed("the query", e))?;
-        let exact = Answer::of(&out.batches, p.ordered)
-            .map_err(|e| CliError::exec(format!("{}: {e}", p.name)))?;
-        let sorted = if p.ordered {
-            Some(
-                Answer::of(&out.batches, false)
-                    .map_err(|e| CliError::exec(format!("{}: {e}", p.name)))?,
-            )
-        } else {
-            None
-        };
-        Reference { exact, sorted }
+        check::Reference::of(&p.name, &out.batches, p.ordered)?
     };
     let mut measured: HashMap<String, Measured> = HashMap::new();
     let mut not_applied = Vec::new();
@@ -496,7 +535,11 @@ fn measure_query(
                     not_applied.push(format!("{} {} ({block}): {why}", w.name, row.name));
                     continue;
                 }
-                let m = measure(job, session, p, &sql, &block, &reference)?;
+                let variant = format!("{} {}", w.name, row.name);
+                let mut m = measure(b, p, &sql, (&variant, &block), &reference)?;
+                if b.args.measure == Measure::Instructions {
+                    m.instructions = Some(callgrind::count(b.args, &p.path, &w.name, &row.name)?);
+                }
                 measured.insert(sql.clone(), m);
             }
             if let Some(m) = measured.get(&sql) {
@@ -505,7 +548,7 @@ fn measure_query(
                     runs_s: m.runs_s.clone(),
                     peak_memory_bytes: m.peak,
                     spilled_bytes: m.spilled,
-                    instructions: None,
+                    instructions: m.instructions,
                 });
             }
         }
@@ -604,32 +647,33 @@ fn not_applying(session: &Session, p: &Planned, row: &Row, sql: &str) -> Option<
 }
 
 /// One warm-up run (its rows checked against the default's) and `--runs`
-/// timed runs of `sql`.
+/// timed runs of `sql`, the variant `(workload and row, hint block)`.
 fn measure(
-    job: &Job,
-    session: &Session,
+    b: &Bench<'_>,
     p: &Planned,
     sql: &str,
-    block: &str,
-    reference: &Reference,
+    (variant, block): (&str, &str),
+    reference: &check::Reference,
 ) -> Result<Measured, CliError> {
+    let job = b.job;
     let failed = |e: Error| CliError {
         code: e.exit_code() as u8,
         message: format!("{} with {block}: {e}", p.name),
     };
-    let query = session.sql(sql).map_err(failed)?;
+    let query = b.session.sql(sql).map_err(failed)?;
     let mut m = Measured {
         runs_s: Vec::with_capacity(job.runs),
         peak: 0,
         spilled: 0,
+        instructions: None,
     };
     for run in 0..=job.runs {
-        let out = query.run().map_err(failed)?;
+        let out = callgrind::callgrind_measured_region_of_query(&query).map_err(failed)?;
         let start = Instant::now();
         InjectedSlowdown::pad(job.slowdown.as_ref(), &p.name, out.elapsed);
         let padded: Duration = out.elapsed + start.elapsed();
         if run == 0 {
-            check_rows(p, block, &out.batches, reference)?;
+            check::check_rows(&p.name, variant, block, &out.batches, reference, b.inject)?;
             continue;
         }
         m.runs_s.push(padded.as_secs_f64());
@@ -637,38 +681,6 @@ fn measure(
         m.spilled = m.spilled.max(out.spilled_bytes);
     }
     Ok(m)
-}
-
-/// A variant's rows against the default's: a difference is a bug (exit
-/// 3); rows of an ORDER BY query that differ only in order are a note
-/// (ties may come in any order).
-fn check_rows(
-    p: &Planned,
-    block: &str,
-    batches: &[arrow_array::RecordBatch],
-    reference: &Reference,
-) -> Result<(), CliError> {
-    let bad = |e: String| CliError::exec(format!("{}: {e}", p.name));
-    let got = Answer::of(batches, p.ordered).map_err(bad)?;
-    let Some(diff) = reference.exact.difference(&got) else {
-        return Ok(());
-    };
-    if let Some(sorted) = &reference.sorted {
-        let unordered = Answer::of(batches, false).map_err(bad)?;
-        if sorted.difference(&unordered).is_none() {
-            println!(
-                "note: {}: {block} returned the default's rows in another order ({diff}); ties \
-                 under ORDER BY may come in any order",
-                p.name
-            );
-            return Ok(());
-        }
-    }
-    Err(CliError::exec(format!(
-        "{}: the variant {block} returned other rows than the planner's default: {diff}; every \
-         strategy must give the same answer: this is a bug in tenon, please report it",
-        p.name
-    )))
 }
 
 /// Prints one query's joins, notes, rows and fastest variant.
@@ -716,7 +728,7 @@ fn print_query(p: &Planned, workloads: &[WorkloadReport], fastest: Option<&(Stri
         for t in &w.strategies {
             let median = t.median_s();
             println!(
-                "  {:<22} {:<38} {:>10.4} {:>10.4} {:>10.4} {:>9.1} {:>11.1} {:>10} {:>7.2}{}",
+                "  {:<22} {:<38} {:>10.4} {:>10.4} {:>10.4} {:>9.1} {:>11.1} {:>10} {:>7.2}{}{}",
                 w.workload,
                 t.strategy,
                 median,
@@ -730,7 +742,9 @@ fn print_query(p: &Planned, workloads: &[WorkloadReport], fastest: Option<&(Stri
                     "  default"
                 } else {
                     ""
-                }
+                },
+                t.instructions
+                    .map_or(String::new(), |n| format!("  instructions={n}"))
             );
         }
     }
@@ -756,6 +770,12 @@ fn print_query(p: &Planned, workloads: &[WorkloadReport], fastest: Option<&(Stri
                 if *best > 0.0 { default / best } else { 0.0 }
             );
             println!("fastest: {}", sql.trim());
+            if p.script.has_ddl() {
+                println!(
+                    "  (the query of {}: run it between the file's other statements)",
+                    p.name
+                );
+            }
         }
         None => {}
     }
