@@ -3,6 +3,7 @@
 //! output batches of at most the batch size.
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array};
+use arrow_buffer::NullBuffer;
 use arrow_schema::SchemaRef;
 
 use super::MultiJoin;
@@ -89,28 +90,37 @@ impl<S: KeySource> Probe for Tables<S> {
                     (true, _) => continue 'rows,
                 };
             }
-            // every combination of the groups' rows, the last input
-            // varying fastest
+            // every combination of the groups' rows: the last input's
+            // group is copied as a run for each combination of the others
+            let last = inputs - 1;
             at.iter_mut().for_each(|a| *a = 0);
             loop {
-                pending.cols[0].push(row as u32);
-                for i in 1..inputs {
-                    pending.cols[i].push(groups[i][at[i]]);
+                let run = groups[last];
+                let mut from = 0;
+                while from < run.len() {
+                    let n = (size - pending.len()).min(run.len() - from);
+                    pending.cols[0].extend(std::iter::repeat_n(row as u32, n));
+                    for i in 1..last {
+                        pending.cols[i].extend(std::iter::repeat_n(groups[i][at[i]], n));
+                    }
+                    pending.cols[last].extend_from_slice(&run[from..from + n]);
+                    from += n;
+                    if pending.len() == size {
+                        emit(self.gather(batch, &mut pending)?)?;
+                    }
                 }
-                if pending.len() == size {
-                    emit(self.gather(batch, &mut pending)?)?;
-                }
-                let mut i = inputs - 1;
+                // the next combination of inputs 1..last
+                let mut i = last;
                 loop {
-                    if i == 0 {
+                    if i <= 1 {
                         continue 'rows;
                     }
+                    i -= 1;
                     at[i] += 1;
                     if at[i] < groups[i].len() {
                         break;
                     }
                     at[i] = 0;
-                    i -= 1;
                 }
             }
         }
@@ -127,14 +137,20 @@ impl<S: KeySource> Tables<S> {
         let n = pending.len();
         let mut columns: Vec<ArrayRef> = Vec::new();
         for (i, rows) in pending.cols.iter_mut().enumerate() {
+            let rows = std::mem::replace(rows, Vec::with_capacity(n));
+            let outer = i > 0 && self.join.steps[i - 1].join_type == JoinType::Left;
             let (source, indices) = if i == 0 {
-                (probe, UInt32Array::from(std::mem::take(rows)))
-            } else {
-                let nullable: Vec<Option<u32>> = rows
-                    .drain(..)
-                    .map(|r| (r != NULL_ROW).then_some(r))
+                (probe, UInt32Array::from(rows))
+            } else if outer && rows.contains(&NULL_ROW) {
+                let nulls = NullBuffer::from_iter(rows.iter().map(|&r| r != NULL_ROW));
+                let values: Vec<u32> = rows
+                    .into_iter()
+                    .map(|r| if r == NULL_ROW { 0 } else { r })
                     .collect();
-                (&self.indexes[i - 1].batch, UInt32Array::from(nullable))
+                let indices = UInt32Array::new(values.into(), Some(nulls));
+                (&self.indexes[i - 1].batch, indices)
+            } else {
+                (&self.indexes[i - 1].batch, UInt32Array::from(rows))
             };
             for c in self.join.projection(i, &self.schemas[i]) {
                 columns.push(arrow_select::take::take(
