@@ -272,9 +272,10 @@ impl Session {
     /// schema (Parquet footers, IPC headers; CSV and JSON: inferred from
     /// their first rows) and the statistics (rows, column sizes, null
     /// counts, bounds and, when stored, distinct counts from Parquet
-    /// footers, else the size on disk; [`Session::analyze`] computes the
-    /// rest); each query that scans the
-    /// table reads only the columns it uses while its scans run, batch by
+    /// footers, else the size on disk; the first query that reads the
+    /// table whole learns the rest of the columns it reads, and
+    /// [`Session::analyze_table`] computes them all); each query that
+    /// scans the table reads only the columns it uses while its scans run, batch by
     /// batch (the batches in flight charged to its `memory_limit`), and
     /// for Parquet only the row groups whose statistics do not rule out
     /// the filter above the scan. Scans of it with
