@@ -539,3 +539,49 @@ fn a_script_file_declares_its_own_table_and_view() {
     // keys 1, 3 and 7 of c each match 6 rows of b below 10: 3 groups
     assert!(rows.iter().all(|r| r.2 == "3"), "{stdout}");
 }
+
+#[test]
+fn a_multi_join_default_is_a_row_of_its_own_beside_the_binary_strategies() {
+    let dir = fixture("multi-join");
+    let q = dir.join("queries/q3.sql");
+    std::fs::write(
+        &q,
+        "SELECT /*+ MULTI_JOIN(a, b, c) */ a.k, b.w, c.u FROM a JOIN b ON a.k = b.k \
+         LEFT JOIN c ON b.k = c.k\n",
+    )
+    .unwrap();
+    let out = bench(&dir, &["--query", q.to_str().unwrap()]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let rows = rows(&stdout);
+    let strategies = [
+        "MULTI_JOIN",
+        "BROADCAST",
+        "SHUFFLE_HASH",
+        "SHUFFLE_MERGE",
+        "NEST_LOOP",
+    ];
+    for join in ["q3.sql#join1", "q3.sql#join2"] {
+        let got: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.0 == join)
+            .map(|r| r.1.as_str())
+            .collect();
+        assert_eq!(got, strategies, "{join}: {stdout}");
+    }
+    // the combinations: the multi-way join alone, or a strategy for each
+    // join (a strategy hinted on one join runs the group as binary joins)
+    let all: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.0 == "q3.sql#all")
+        .map(|r| r.1.as_str())
+        .collect();
+    assert_eq!(all.len(), 17, "{stdout}");
+    assert!(all.contains(&"MULTI_JOIN+MULTI_JOIN"), "{stdout}");
+    assert!(rows.iter().all(|r| r.2 == "300"), "{stdout}");
+    assert!(
+        stdout.contains("q3.sql#join1: default MULTI_JOIN"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

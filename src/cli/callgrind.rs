@@ -120,7 +120,9 @@ fn read_total(path: &PathBuf) -> Result<u64, CliError> {
     })
 }
 
-fn parse_total(text: &str) -> Option<u64> {
+/// The instructions of a callgrind output's `totals:` (or `summary:`)
+/// line.
+pub(crate) fn parse_total(text: &str) -> Option<u64> {
     let line = text
         .lines()
         .find(|l| l.starts_with("totals:"))

@@ -30,7 +30,8 @@ pub struct JoinReport {
     /// The query block the join belongs to.
     pub block: usize,
     /// The strategy: `BROADCAST`, `SHUFFLE_HASH`, `SHUFFLE_MERGE` or
-    /// `NEST_LOOP`.
+    /// `NEST_LOOP`; `MULTI_JOIN` for a join a MULTI_JOIN group's
+    /// multi-way join runs (docs/hints.md H50).
     pub strategy: String,
     /// The join type as SQL writes it, e.g. `LEFT`, `LEFT SEMI`.
     pub join_type: String,
@@ -94,7 +95,10 @@ impl From<&PlannedJoin> for JoinReport {
     fn from(j: &PlannedJoin) -> Self {
         JoinReport {
             block: j.block,
-            strategy: j.strategy.name().to_string(),
+            strategy: match j.multi_join {
+                Some(_) => "MULTI_JOIN".to_string(),
+                None => j.strategy.name().to_string(),
+            },
             join_type: j.join_type.to_string(),
             build_side: j.build_side.map(|s| {
                 match s {
@@ -109,8 +113,11 @@ impl From<&PlannedJoin> for JoinReport {
             keys: j.keys.clone(),
             filter: j.filter.clone(),
             time_join: j.time_join.clone(),
-            reason: j.reason.clone(),
-            hinted: matches!(j.source, DecisionSource::Hint(_)),
+            reason: match &j.multi_join {
+                Some(m) => format!("hint {m} applied: one multi-way join on the common key"),
+                None => j.reason.clone(),
+            },
+            hinted: j.multi_join.is_some() || matches!(j.source, DecisionSource::Hint(_)),
             ignored_hints: j.ignored_hints.iter().map(|h| h.to_string()).collect(),
         }
     }

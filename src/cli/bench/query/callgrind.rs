@@ -157,19 +157,13 @@ fn last_measured(dumps: &[PathBuf]) -> Option<u64> {
             let after = text
                 .lines()
                 .any(|l| l.starts_with("desc: Trigger:") && l.contains("dump-after"));
-            after.then(|| parse_total(&text)).flatten().map(|t| (n, t))
+            after
+                .then(|| crate::cli::callgrind::parse_total(&text))
+                .flatten()
+                .map(|t| (n, t))
         })
         .max_by_key(|(n, _)| *n)
         .map(|(_, t)| t)
-}
-
-/// The `totals:` (or `summary:`) line of a callgrind dump.
-fn parse_total(text: &str) -> Option<u64> {
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("totals:"))
-        .or_else(|| text.lines().find(|l| l.starts_with("summary:")))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[cfg(test)]

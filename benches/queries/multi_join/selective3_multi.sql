@@ -1,0 +1,4 @@
+-- The same query as one multi-way join.
+SELECT /*+ MULTI_JOIN(a, b, c) */ count(*), sum(a.p), sum(b.p), sum(c.p)
+FROM a JOIN b ON a.k = b.k JOIN c ON b.k = c.k
+WHERE c.p % 100 = 0
