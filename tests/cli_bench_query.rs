@@ -86,6 +86,14 @@ fn rows(stdout: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The strategies of `rows` for `workload`, in report order.
+fn strategies_of<'a>(rows: &'a [(String, String, String)], workload: &str) -> Vec<&'a str> {
+    rows.iter()
+        .filter(|r| r.0 == workload)
+        .map(|r| r.1.as_str())
+        .collect()
+}
+
 #[test]
 fn every_strategy_of_each_join_and_every_combination_agree_and_the_fastest_runs() {
     let dir = fixture("two-joins");
@@ -98,18 +106,9 @@ fn every_strategy_of_each_join_and_every_combination_agree_and_the_fastest_runs(
     // join1 (INNER): all four; join2 (a LEFT join, c the right side): all
     // four as well, BROADCAST of c being allowed
     for join in ["q1.sql#join1", "q1.sql#join2"] {
-        let got: Vec<&str> = rows
-            .iter()
-            .filter(|r| r.0 == join)
-            .map(|r| r.1.as_str())
-            .collect();
-        assert_eq!(got, strategies, "{join}: {stdout}");
+        assert_eq!(strategies_of(&rows, join), strategies, "{join}: {stdout}");
     }
-    let all: Vec<&str> = rows
-        .iter()
-        .filter(|r| r.0 == "q1.sql#all")
-        .map(|r| r.1.as_str())
-        .collect();
+    let all = strategies_of(&rows, "q1.sql#all");
     assert_eq!(all.len(), 16, "{stdout}");
     assert!(all.contains(&"NEST_LOOP+SHUFFLE_MERGE"), "{stdout}");
     // the same rows under every variant: the 50 keys of a below 50, each
@@ -562,20 +561,11 @@ fn a_multi_join_default_is_a_row_of_its_own_beside_the_binary_strategies() {
         "NEST_LOOP",
     ];
     for join in ["q3.sql#join1", "q3.sql#join2"] {
-        let got: Vec<&str> = rows
-            .iter()
-            .filter(|r| r.0 == join)
-            .map(|r| r.1.as_str())
-            .collect();
-        assert_eq!(got, strategies, "{join}: {stdout}");
+        assert_eq!(strategies_of(&rows, join), strategies, "{join}: {stdout}");
     }
     // the combinations: the multi-way join alone, or a strategy for each
     // join (a strategy hinted on one join runs the group as binary joins)
-    let all: Vec<&str> = rows
-        .iter()
-        .filter(|r| r.0 == "q3.sql#all")
-        .map(|r| r.1.as_str())
-        .collect();
+    let all = strategies_of(&rows, "q3.sql#all");
     assert_eq!(all.len(), 17, "{stdout}");
     assert!(all.contains(&"MULTI_JOIN+MULTI_JOIN"), "{stdout}");
     assert!(rows.iter().all(|r| r.2 == "300"), "{stdout}");

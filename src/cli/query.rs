@@ -343,7 +343,7 @@ fn script_text(args: &QueryArgs) -> Option<String> {
 }
 
 /// The eight built-in TPC-H tables.
-const TPCH_TABLES: [&str; 8] = [
+pub(crate) const TPCH_TABLES: [&str; 8] = [
     "customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier",
 ];
 
@@ -364,8 +364,9 @@ fn uses_builtin_tpch(text: Option<&str>, declared: &[String]) -> bool {
         })
 }
 
-/// The tables `text`'s CREATE TABLE statements declare.
-fn declared_tables(text: &str) -> Vec<String> {
+/// The tables `text`'s CREATE TABLE statements declare (none when it does
+/// not split: planning reports that).
+pub(crate) fn declared_tables(text: &str) -> Vec<String> {
     let Ok(statements) = split_statements(text) else {
         return Vec::new();
     };

@@ -6,16 +6,11 @@
 //! runs as it is. A table declared with `CREATE TABLE` (in `-f` or a query
 //! file) replaces the built-in one of its name.
 
-use tenon::planner::sql::{SqlStatement, parse_statement, split_statements};
+use crate::cli::query::{TPCH_TABLES, declared_tables};
 
 /// The scale of the built-in TPC-H tables without `--scale` (that of
 /// `tenon query`'s).
 pub(super) const BUILTIN_TPCH_SCALE: f64 = 0.01;
-
-/// The eight TPC-H tables.
-const TPCH_TABLES: [&str; 8] = [
-    "customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier",
-];
 
 /// The built-in tables `texts` (the `-f` script and the query files) need:
 /// `None` when they name no TPC-H table they do not declare, else the
@@ -31,21 +26,6 @@ pub(super) fn builtin_tpch_needed(texts: &[String]) -> Option<Vec<&'static str>>
             .any(|word| kept.iter().any(|t| word.eq_ignore_ascii_case(t)))
     });
     named.then_some(kept)
-}
-
-/// The tables `text`'s CREATE TABLE statements declare (none when it does
-/// not split: planning reports that).
-fn declared_tables(text: &str) -> Vec<String> {
-    let Ok(statements) = split_statements(text) else {
-        return Vec::new();
-    };
-    statements
-        .iter()
-        .filter_map(|s| match parse_statement(&s.text) {
-            Ok(SqlStatement::CreateTable(t)) => Some(t.name),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The eight TPC-H table names.
