@@ -1,0 +1,454 @@
+//! [`TenonJoinExec`]: one of tenon's join kernels as a DataFusion
+//! `ExecutionPlan`, asking DataFusion for the distribution its strategy
+//! needs.
+//!
+//! | strategy | left input | right input | runs |
+//! |---|---|---|---|
+//! | BROADCAST (build right) | any partitioning | one partition | each left partition against all of the right, collected once |
+//! | BROADCAST (build left) | one partition | any partitioning | each right partition against all of the left |
+//! | SHUFFLE_HASH, SHUFFLE_MERGE | hash-partitioned on the keys | the same, co-partitioned | partition `i` of both sides |
+//! | NEST_LOOP | one partition | one partition | once |
+//!
+//! A broadcast builds the side that its join type does not preserve (a
+//! LEFT join's right input, a RIGHT join's left), as tenon's H13 says, so
+//! that no build row's absence of a match has to be told across
+//! partitions. Each partition collects its inputs, runs the kernel on a
+//! blocking thread (one thread: DataFusion's partitions are the
+//! parallelism), and streams the output batches. What it collects is
+//! charged to the session's `MemoryPool` before it is kept.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DataFusionError, JoinType as DfJoinType, Result};
+use datafusion::execution::TaskContext;
+use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
+use datafusion::physical_expr::expressions::Column;
+use datafusion::physical_expr::{
+    EquivalenceProperties, Partitioning, PhysicalExpr, PhysicalExprRef,
+};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::joins::utils::JoinFilter as DfJoinFilter;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, Distribution, ExecutionPlan, ExecutionPlanProperties,
+    InputDistributionRequirements, PlanProperties, SendableRecordBatchStream,
+};
+use futures::{StreamExt, TryStreamExt};
+use tenon_kernels::{
+    HashJoin, HashJoinMode, Join, JoinInput, JoinKernel, JoinSide, JoinType, NestedLoopJoin,
+    SortMergeJoin, Strategy, batch_bytes,
+};
+use tokio::sync::OnceCell;
+
+use crate::filter::DataFusionFilter;
+
+/// One of tenon's joins in a DataFusion plan (module docs).
+#[derive(Debug)]
+pub struct TenonJoinExec {
+    left: Arc<dyn ExecutionPlan>,
+    right: Arc<dyn ExecutionPlan>,
+    on: Vec<(PhysicalExprRef, PhysicalExprRef)>,
+    filter: Option<DfJoinFilter>,
+    df_join_type: DfJoinType,
+    null_equal: bool,
+    strategy: Strategy,
+    build_side: Option<JoinSide>,
+    kernel: Join,
+    properties: Arc<PlanProperties>,
+    /// A broadcast's build side, collected by the first partition that
+    /// needs it, with its charge to the memory pool.
+    built: Arc<OnceCell<Arc<Broadcast>>>,
+}
+
+/// A broadcast's build side, and its charge to the memory pool.
+type Broadcast = (Vec<RecordBatch>, MemoryReservation);
+
+/// The kernel's join type of DataFusion's `t`, when a kernel runs it.
+pub fn kernel_join_type(t: &DfJoinType) -> Option<JoinType> {
+    Some(match t {
+        DfJoinType::Inner => JoinType::Inner,
+        DfJoinType::Left => JoinType::Left,
+        DfJoinType::Right => JoinType::Right,
+        DfJoinType::Full => JoinType::Full,
+        DfJoinType::LeftSemi => JoinType::LeftSemi,
+        DfJoinType::LeftAnti => JoinType::LeftAnti,
+        DfJoinType::RightSemi => JoinType::RightSemi,
+        DfJoinType::RightAnti => JoinType::RightAnti,
+        DfJoinType::LeftMark | DfJoinType::RightMark => return None,
+    })
+}
+
+/// The side a broadcast of a `t` join may build (the side `t` does not
+/// preserve; `preferred` when both may be).
+pub fn broadcast_side(t: JoinType, preferred: JoinSide) -> Option<JoinSide> {
+    match t {
+        JoinType::Inner => Some(preferred),
+        JoinType::Left | JoinType::LeftSemi | JoinType::LeftAnti => Some(JoinSide::Right),
+        JoinType::Right | JoinType::RightSemi | JoinType::RightAnti => Some(JoinSide::Left),
+        JoinType::Full | JoinType::LeftAntiNullAware => None,
+    }
+}
+
+impl TenonJoinExec {
+    /// A join of `left` and `right` on the key columns `on` (each a
+    /// [`Column`] of its side), with the residual `filter`, run as
+    /// `strategy`; `build_side` for BROADCAST (the side it builds and
+    /// every partition of the other side reads whole).
+    ///
+    /// # Errors
+    ///
+    /// A key that is not a column, a join type no kernel runs (mark
+    /// joins), a broadcast of the side the join type preserves, a
+    /// NEST_LOOP with keys, or SHUFFLE_HASH / SHUFFLE_MERGE / BROADCAST
+    /// without them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn try_new(
+        left: Arc<dyn ExecutionPlan>,
+        right: Arc<dyn ExecutionPlan>,
+        on: Vec<(PhysicalExprRef, PhysicalExprRef)>,
+        filter: Option<DfJoinFilter>,
+        join_type: &DfJoinType,
+        null_equal: bool,
+        strategy: Strategy,
+        build_side: Option<JoinSide>,
+    ) -> Result<Self> {
+        let plan_err = |m: String| DataFusionError::Plan(format!("tenon join: {m}"));
+        let kernel_type = kernel_join_type(join_type)
+            .ok_or_else(|| plan_err(format!("no kernel runs a {join_type} join")))?;
+        let mut keys = Vec::with_capacity(on.len());
+        for (l, r) in &on {
+            let column = |e: &PhysicalExprRef| e.downcast_ref::<Column>().map(Column::index);
+            match (column(l), column(r)) {
+                (Some(a), Some(b)) => keys.push((a, b)),
+                _ => return Err(plan_err(format!("the key {l} = {r} is not two columns"))),
+            }
+        }
+        let build_side = match strategy {
+            Strategy::Broadcast => {
+                let side = build_side.unwrap_or(JoinSide::Right);
+                if broadcast_side(kernel_type, side) != Some(side) {
+                    return Err(plan_err(format!(
+                        "BROADCAST cannot build the {side:?} input of a {join_type} join"
+                    )));
+                }
+                Some(side)
+            }
+            Strategy::ShuffleHash => Some(build_side.unwrap_or(JoinSide::Right)),
+            Strategy::ShuffleMerge => None,
+            Strategy::NestLoop => Some(JoinSide::Right),
+        };
+        if (strategy == Strategy::NestLoop) != keys.is_empty() {
+            return Err(plan_err(format!(
+                "{strategy} {} keys",
+                if keys.is_empty() {
+                    "needs equality"
+                } else {
+                    "runs without"
+                }
+            )));
+        }
+        let kernel_filter = filter
+            .clone()
+            .map(|f| DataFusionFilter::new(f).into_kernel_filter());
+        let kernel: Join = match strategy {
+            Strategy::Broadcast | Strategy::ShuffleHash => {
+                let mode = if strategy == Strategy::Broadcast {
+                    HashJoinMode::Broadcast
+                } else {
+                    HashJoinMode::Partitioned
+                };
+                let j = HashJoin::new(kernel_type, keys)
+                    .mode(mode)
+                    .build_side(build_side.unwrap_or(JoinSide::Right))
+                    .null_equal(null_equal)
+                    .threads(1);
+                match kernel_filter {
+                    Some(f) => j.filter(f).into(),
+                    None => j.into(),
+                }
+            }
+            Strategy::ShuffleMerge => {
+                let j = SortMergeJoin::new(kernel_type, keys)
+                    .null_equal(null_equal)
+                    .threads(1);
+                match kernel_filter {
+                    Some(f) => j.filter(f).into(),
+                    None => j.into(),
+                }
+            }
+            Strategy::NestLoop => {
+                let j = NestedLoopJoin::new(kernel_type)
+                    .build_side(JoinSide::Right)
+                    .threads(1);
+                match kernel_filter {
+                    Some(f) => j.filter(f).into(),
+                    None => j.into(),
+                }
+            }
+        };
+        let schema = kernel
+            .output_schema(&left.schema(), &right.schema())
+            .map_err(|e| plan_err(e.to_string()))?;
+        let partitions = match (strategy, build_side) {
+            (Strategy::NestLoop, _) => 1,
+            (Strategy::Broadcast, Some(JoinSide::Left)) => {
+                right.output_partitioning().partition_count()
+            }
+            _ => left.output_partitioning().partition_count(),
+        };
+        let properties = PlanProperties::new(
+            EquivalenceProperties::new(schema),
+            Partitioning::UnknownPartitioning(partitions.max(1)),
+            EmissionType::Final,
+            Boundedness::Bounded,
+        );
+        Ok(TenonJoinExec {
+            left,
+            right,
+            on,
+            filter,
+            df_join_type: *join_type,
+            null_equal,
+            strategy,
+            build_side,
+            kernel,
+            properties: Arc::new(properties),
+            built: Arc::new(OnceCell::new()),
+        })
+    }
+
+    /// The strategy it runs.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// The side it builds (`None` for SHUFFLE_MERGE).
+    pub fn build_side(&self) -> Option<JoinSide> {
+        self.build_side
+    }
+
+    /// The join type.
+    pub fn join_type(&self) -> &DfJoinType {
+        &self.df_join_type
+    }
+
+    /// The equi keys, (left, right).
+    pub fn on(&self) -> &[(PhysicalExprRef, PhysicalExprRef)] {
+        &self.on
+    }
+
+    /// The residual condition.
+    pub fn filter(&self) -> Option<&DfJoinFilter> {
+        self.filter.as_ref()
+    }
+
+    /// Whether NULL keys equal each other (`IS NOT DISTINCT FROM`).
+    pub fn null_equal(&self) -> bool {
+        self.null_equal
+    }
+
+    fn broadcast_build(&self) -> Option<JoinSide> {
+        (self.strategy == Strategy::Broadcast)
+            .then_some(self.build_side)
+            .flatten()
+    }
+}
+
+impl DisplayAs for TenonJoinExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "TenonJoinExec: strategy={}, join_type={}",
+            self.strategy, self.df_join_type
+        )?;
+        if let Some(side) = self
+            .build_side
+            .filter(|_| self.strategy != Strategy::ShuffleMerge)
+        {
+            write!(f, ", build={}", format!("{side:?}").to_lowercase())?;
+        }
+        if !self.on.is_empty() {
+            let on: Vec<String> = self.on.iter().map(|(l, r)| format!("({l}, {r})")).collect();
+            write!(f, ", on=[{}]", on.join(", "))?;
+        }
+        if let Some(filter) = &self.filter {
+            write!(f, ", filter={filter}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every batch of `plan`'s partition `partition`.
+async fn collect_partition(
+    plan: Arc<dyn ExecutionPlan>,
+    partition: usize,
+    ctx: Arc<TaskContext>,
+) -> Result<Vec<RecordBatch>> {
+    plan.execute(partition, ctx)?.try_collect().await
+}
+
+/// Every batch of every partition of `plan`.
+async fn collect_all(
+    plan: Arc<dyn ExecutionPlan>,
+    ctx: Arc<TaskContext>,
+) -> Result<Vec<RecordBatch>> {
+    let mut out = Vec::new();
+    for p in 0..plan.output_partitioning().partition_count() {
+        out.extend(collect_partition(Arc::clone(&plan), p, Arc::clone(&ctx)).await?);
+    }
+    Ok(out)
+}
+
+impl ExecutionPlan for TenonJoinExec {
+    fn name(&self) -> &str {
+        "TenonJoinExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn input_distribution_requirements(&self) -> InputDistributionRequirements {
+        let keys = || -> (Vec<PhysicalExprRef>, Vec<PhysicalExprRef>) {
+            self.on
+                .iter()
+                .map(|(l, r)| (Arc::clone(l), Arc::clone(r)))
+                .unzip()
+        };
+        match (self.strategy, self.broadcast_build()) {
+            (Strategy::NestLoop, _) => InputDistributionRequirements::new(vec![
+                Distribution::SinglePartition,
+                Distribution::SinglePartition,
+            ]),
+            (Strategy::Broadcast, Some(JoinSide::Left)) => {
+                InputDistributionRequirements::new(vec![
+                    Distribution::SinglePartition,
+                    Distribution::UnspecifiedDistribution,
+                ])
+            }
+            (Strategy::Broadcast, _) => InputDistributionRequirements::new(vec![
+                Distribution::UnspecifiedDistribution,
+                Distribution::SinglePartition,
+            ]),
+            _ => {
+                let (l, r) = keys();
+                InputDistributionRequirements::co_partitioned(vec![
+                    Distribution::KeyPartitioned(l),
+                    Distribution::KeyPartitioned(r),
+                ])
+            }
+        }
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.left, &self.right]
+    }
+
+    fn apply_expressions(
+        &self,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        for (l, r) in &self.on {
+            if f(l)? == TreeNodeRecursion::Stop || f(r)? == TreeNodeRecursion::Stop {
+                return Ok(TreeNodeRecursion::Stop);
+            }
+        }
+        if let Some(filter) = &self.filter {
+            return f(filter.expression());
+        }
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let [left, right]: [Arc<dyn ExecutionPlan>; 2] = children
+            .try_into()
+            .map_err(|_| DataFusionError::Internal("TenonJoinExec takes two children".into()))?;
+        Ok(Arc::new(TenonJoinExec::try_new(
+            left,
+            right,
+            self.on.clone(),
+            self.filter.clone(),
+            &self.df_join_type,
+            self.null_equal,
+            self.strategy,
+            self.build_side,
+        )?))
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        ctx: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let (left, right) = (Arc::clone(&self.left), Arc::clone(&self.right));
+        let (lschema, rschema) = (left.schema(), right.schema());
+        let broadcast = self.broadcast_build();
+        let built = Arc::clone(&self.built);
+        let kernel = self.kernel.clone();
+        let schema: SchemaRef = self.schema();
+        let consumer = MemoryConsumer::new(format!("TenonJoinExec[{partition}]"));
+        let reservation = consumer.register(ctx.memory_pool());
+        let run = async move {
+            let charge = |batches: &[RecordBatch], r: &MemoryReservation| {
+                r.try_grow(batches.iter().map(batch_bytes).sum())
+            };
+            // (left batches, right batches), the broadcast side shared
+            let shared = |side: Arc<dyn ExecutionPlan>, ctx: Arc<TaskContext>| {
+                let built = Arc::clone(&built);
+                async move {
+                    built
+                        .get_or_try_init(|| async {
+                            let batches = collect_all(side, Arc::clone(&ctx)).await?;
+                            let r = MemoryConsumer::new("TenonJoinExec broadcast")
+                                .register(ctx.memory_pool());
+                            charge(&batches, &r)?;
+                            Ok::<_, DataFusionError>(Arc::new((batches, r)))
+                        })
+                        .await
+                        .map(Arc::clone)
+                }
+            };
+            let (l, r): (Vec<RecordBatch>, Vec<RecordBatch>) = match broadcast {
+                Some(JoinSide::Left) => {
+                    let b = shared(left, Arc::clone(&ctx)).await?;
+                    let probe = collect_partition(right, partition, ctx).await?;
+                    charge(&probe, &reservation)?;
+                    (b.0.clone(), probe)
+                }
+                Some(JoinSide::Right) => {
+                    let b = shared(right, Arc::clone(&ctx)).await?;
+                    let probe = collect_partition(left, partition, ctx).await?;
+                    charge(&probe, &reservation)?;
+                    (probe, b.0.clone())
+                }
+                None => {
+                    let l = collect_partition(left, partition, Arc::clone(&ctx)).await?;
+                    charge(&l, &reservation)?;
+                    let r = collect_partition(right, partition, ctx).await?;
+                    charge(&r, &reservation)?;
+                    (l, r)
+                }
+            };
+            let out = tokio::task::spawn_blocking(move || {
+                kernel.collect(JoinInput::new(lschema, l), JoinInput::new(rschema, r))
+            })
+            .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))?
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+            drop(reservation);
+            Ok::<_, DataFusionError>(futures::stream::iter(out.into_iter().map(Ok)))
+        };
+        let stream = futures::stream::once(run).try_flatten();
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            schema,
+            stream.boxed(),
+        )))
+    }
+}

@@ -1,0 +1,80 @@
+//! tenon's join kernels inside DataFusion: [`TenonJoinExec`] runs one of
+//! tenon's kernels as a DataFusion `ExecutionPlan`, stating the input
+//! distribution its strategy needs (a broadcast's build side as one
+//! partition, shuffled joins co-partitioned on their keys), and
+//! [`TenonJoinRule`], a physical optimizer rule placed before DataFusion's
+//! `EnsureRequirements`, puts it in place of DataFusion's joins.
+//! [`session_state`] gives a `SessionContext` user both in one call.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> datafusion::error::Result<()> {
+//! use datafusion::prelude::{SessionConfig, SessionContext};
+//! use tenon_datafusion::{TenonJoinRule, session_state};
+//!
+//! let ctx = SessionContext::new_with_state(session_state(
+//!     SessionConfig::new().with_target_partitions(2),
+//!     TenonJoinRule::new(),
+//! ));
+//! ctx.sql("CREATE TABLE a (k INT, v TEXT) AS VALUES (1, 'x'), (2, 'y')").await?;
+//! ctx.sql("CREATE TABLE b (k INT, w TEXT) AS VALUES (2, 'z'), (3, 'q')").await?;
+//! let df = ctx.sql("SELECT a.v, b.w FROM a JOIN b ON a.k = b.k").await?;
+//! let plan = datafusion::physical_plan::displayable(df.clone().create_physical_plan().await?.as_ref())
+//!     .indent(false)
+//!     .to_string();
+//! assert!(plan.contains("TenonJoinExec"), "{plan}");
+//! let rows: usize = df.collect().await?.iter().map(|b| b.num_rows()).sum();
+//! assert_eq!(rows, 1);
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+mod codec;
+mod exec;
+mod filter;
+mod rule;
+
+use std::sync::Arc;
+
+use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::session_state::SessionState;
+use datafusion::physical_optimizer::PhysicalOptimizerRule;
+use datafusion::physical_optimizer::optimizer::PhysicalOptimizer;
+use datafusion::prelude::SessionConfig;
+
+pub use codec::{TENON_VERSION, TenonCodec};
+pub use exec::{TenonJoinExec, broadcast_side, kernel_join_type};
+pub use filter::DataFusionFilter;
+pub use rule::TenonJoinRule;
+
+/// The name of DataFusion's rule that gives every operator the input
+/// distribution and ordering it asks for; tenon's rule goes right before
+/// it.
+const ENSURE_REQUIREMENTS: &str = "EnsureRequirements";
+
+/// DataFusion's physical optimizer rules with `rule` inserted right before
+/// `EnsureRequirements` (after `JoinSelection`; not appended after the
+/// final sanity check, where `SessionStateBuilder::with_physical_optimizer_rule`
+/// would put it).
+pub fn physical_optimizer_rules(
+    rule: TenonJoinRule,
+) -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
+    let mut rules = PhysicalOptimizer::new().rules;
+    let at = rules
+        .iter()
+        .position(|r| r.name() == ENSURE_REQUIREMENTS)
+        .unwrap_or(0);
+    rules.insert(at, Arc::new(rule));
+    rules
+}
+
+/// A DataFusion session state with `config`, DataFusion's default
+/// features, and tenon's joins ([`physical_optimizer_rules`]).
+pub fn session_state(config: SessionConfig, rule: TenonJoinRule) -> SessionState {
+    SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .with_physical_optimizer_rules(physical_optimizer_rules(rule))
+        .build()
+}
