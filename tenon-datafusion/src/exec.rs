@@ -102,9 +102,9 @@ impl TenonJoinExec {
     /// # Errors
     ///
     /// A key that is not a column, a join type no kernel runs (mark
-    /// joins), a broadcast of the side the join type preserves, a
-    /// NEST_LOOP with keys, or SHUFFLE_HASH / SHUFFLE_MERGE / BROADCAST
-    /// without them.
+    /// joins), a broadcast of the side the join type preserves, or
+    /// SHUFFLE_HASH / SHUFFLE_MERGE / BROADCAST without keys (a NEST_LOOP
+    /// tests its keys with the rest of the condition).
     #[allow(clippy::too_many_arguments)]
     pub fn try_new(
         left: Arc<dyn ExecutionPlan>,
@@ -141,19 +141,16 @@ impl TenonJoinExec {
             Strategy::ShuffleMerge => None,
             Strategy::NestLoop => Some(JoinSide::Right),
         };
-        if (strategy == Strategy::NestLoop) != keys.is_empty() {
-            return Err(plan_err(format!(
-                "{strategy} {} keys",
-                if keys.is_empty() {
-                    "needs equality"
-                } else {
-                    "runs without"
-                }
-            )));
+        if strategy != Strategy::NestLoop && keys.is_empty() {
+            return Err(plan_err(format!("{strategy} needs equality keys")));
         }
-        let kernel_filter = filter
-            .clone()
-            .map(|f| DataFusionFilter::new(f).into_kernel_filter());
+        let kernel_filter = match (strategy, filter.clone()) {
+            // the nested loop tests the keys with the rest of the condition
+            (Strategy::NestLoop, f) if !keys.is_empty() => {
+                Some(DataFusionFilter::with_keys(f, keys.clone(), null_equal).into_kernel_filter())
+            }
+            (_, f) => f.map(|f| DataFusionFilter::new(f).into_kernel_filter()),
+        };
         let kernel: Join = match strategy {
             Strategy::Broadcast | Strategy::ShuffleHash => {
                 let mode = if strategy == Strategy::Broadcast {

@@ -33,6 +33,7 @@
 mod codec;
 mod exec;
 mod filter;
+mod hinted;
 mod rule;
 
 use std::sync::Arc;
@@ -46,6 +47,7 @@ use datafusion::prelude::SessionConfig;
 pub use codec::{TENON_VERSION, TenonCodec};
 pub use exec::{TenonJoinExec, broadcast_side, kernel_join_type};
 pub use filter::DataFusionFilter;
+pub use hinted::{JoinDecision, hinted_sql};
 pub use rule::TenonJoinRule;
 
 /// The name of DataFusion's rule that gives every operator the input
@@ -53,19 +55,31 @@ pub use rule::TenonJoinRule;
 /// it.
 const ENSURE_REQUIREMENTS: &str = "EnsureRequirements";
 
+/// The name of DataFusion's rule that chooses each hash join's mode and
+/// build side from statistics (and may swap its inputs); tenon's
+/// decisions are applied before it.
+const JOIN_SELECTION: &str = "join_selection";
+
 /// DataFusion's physical optimizer rules with `rule` inserted right before
 /// `EnsureRequirements` (after `JoinSelection`; not appended after the
 /// final sanity check, where `SessionStateBuilder::with_physical_optimizer_rule`
-/// would put it).
+/// would put it); a rule with tenon's decisions
+/// ([`TenonJoinRule::with_decisions`]) also goes before `JoinSelection`.
 pub fn physical_optimizer_rules(
     rule: TenonJoinRule,
 ) -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
     let mut rules = PhysicalOptimizer::new().rules;
-    let at = rules
-        .iter()
-        .position(|r| r.name() == ENSURE_REQUIREMENTS)
-        .unwrap_or(0);
-    rules.insert(at, Arc::new(rule));
+    let position = |rules: &[Arc<dyn PhysicalOptimizerRule + Send + Sync>], name: &str| {
+        rules.iter().position(|r| r.name() == name).unwrap_or(0)
+    };
+    if !rule.decisions().is_empty() {
+        // tenon's decisions before DataFusion's own choice (which would
+        // swap inputs), the default for the other joins after it
+        let at = position(&rules, JOIN_SELECTION);
+        rules.insert(at, Arc::new(rule.clone()));
+    }
+    let at = position(&rules, ENSURE_REQUIREMENTS);
+    rules.insert(at, Arc::new(rule.without_decisions()));
     rules
 }
 

@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use datafusion::common::tree_node::{Transformed, TreeNode};
-use datafusion::common::{NullEquality, Result};
+use datafusion::common::{DataFusionError, NullEquality, Result};
 use datafusion::config::ConfigOptions;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::ExecutionPlan;
@@ -24,6 +24,10 @@ use datafusion::physical_plan::joins::{
 };
 use tenon_kernels::{JoinSide, Strategy};
 
+use datafusion::physical_expr::PhysicalExprRef;
+use datafusion::physical_expr::expressions::Column;
+
+use crate::JoinDecision;
 use crate::exec::{TenonJoinExec, broadcast_side, kernel_join_type};
 
 /// Replaces DataFusion's joins with tenon's (module docs).
@@ -39,6 +43,9 @@ use crate::exec::{TenonJoinExec, broadcast_side, kernel_join_type};
 #[derive(Debug, Clone, Default)]
 pub struct TenonJoinRule {
     strategy: Option<Strategy>,
+    /// tenon's decisions for the joins in plan order
+    /// ([`crate::hinted_sql`]); applied before `JoinSelection`.
+    decisions: Vec<JoinDecision>,
 }
 
 impl TenonJoinRule {
@@ -59,6 +66,29 @@ impl TenonJoinRule {
     /// The strategy asked for every equi-join, if any.
     pub fn strategy(&self) -> Option<Strategy> {
         self.strategy
+    }
+
+    /// The rule applying tenon's `decisions`, in the order DataFusion
+    /// plans the joins (inputs first, left before right): a decision
+    /// applies to the next join whose key columns are its keys; the
+    /// others keep DataFusion's choice (module `hinted`).
+    pub fn with_decisions(mut self, decisions: Vec<JoinDecision>) -> Self {
+        self.decisions = decisions;
+        self
+    }
+
+    /// The decisions it applies.
+    pub fn decisions(&self) -> &[JoinDecision] {
+        &self.decisions
+    }
+
+    /// The same rule without its decisions (the default for the joins
+    /// no decision matched).
+    pub(crate) fn without_decisions(&self) -> Self {
+        TenonJoinRule {
+            strategy: self.strategy,
+            decisions: Vec::new(),
+        }
     }
 
     /// The strategy and build side for an equi-join of `join_type`, given
@@ -82,6 +112,92 @@ impl TenonJoinRule {
             Strategy::ShuffleMerge => (strategy, None),
             Strategy::NestLoop => (Strategy::ShuffleHash, Some(preferred)),
         }
+    }
+
+    /// `plan` as decided by `decision`, when it is a join with the
+    /// decision's keys (`Ok(None)`: it is not).
+    ///
+    /// # Errors
+    ///
+    /// The decision's strategy cannot run this join (a plan error naming
+    /// the decision and why: a hint is never dropped silently).
+    fn decided(
+        plan: &Arc<dyn ExecutionPlan>,
+        decision: &JoinDecision,
+    ) -> Result<Option<Arc<dyn ExecutionPlan>>> {
+        let names = |on: &[(PhysicalExprRef, PhysicalExprRef)]| -> Option<Vec<(String, String)>> {
+            on.iter()
+                .map(|(l, r)| {
+                    let n = |e: &PhysicalExprRef| {
+                        e.downcast_ref::<Column>().map(|c| c.name().to_string())
+                    };
+                    Some((n(l)?, n(r)?))
+                })
+                .collect()
+        };
+        let (left, right, on, filter, join_type, null_equal) =
+            if let Some(h) = plan.downcast_ref::<HashJoinExec>() {
+                if h.projection.is_some() {
+                    return Ok(None);
+                }
+                (
+                    h.left(),
+                    h.right(),
+                    h.on().to_vec(),
+                    h.filter().cloned(),
+                    *h.join_type(),
+                    h.null_equality(),
+                )
+            } else if let Some(m) = plan.downcast_ref::<SortMergeJoinExec>() {
+                (
+                    m.left(),
+                    m.right(),
+                    m.on().to_vec(),
+                    m.filter().clone(),
+                    m.join_type(),
+                    m.null_equality(),
+                )
+            } else if let Some(n) = plan.downcast_ref::<NestedLoopJoinExec>() {
+                if n.projection().is_some() {
+                    return Ok(None);
+                }
+                (
+                    n.left(),
+                    n.right(),
+                    Vec::new(),
+                    n.filter().cloned(),
+                    *n.join_type(),
+                    NullEquality::NullEqualsNothing,
+                )
+            } else {
+                return Ok(None);
+            };
+        if names(&on).as_ref() != Some(&decision.keys) {
+            return Ok(None);
+        }
+        TenonJoinExec::try_new(
+            Arc::clone(left),
+            Arc::clone(right),
+            on,
+            filter,
+            &join_type,
+            null_equal == NullEquality::NullEqualsNull,
+            decision.strategy,
+            decision.build_side,
+        )
+        .map(|j| Some(Arc::new(j) as Arc<dyn ExecutionPlan>))
+        .map_err(|e| {
+            DataFusionError::Plan(format!(
+                "tenon decided {} for the join on {:?} ({}), which DataFusion's plan of it cannot run: {e}",
+                decision.strategy, decision.keys, decision.reason
+            ))
+        })
+    }
+
+    fn is_join(plan: &Arc<dyn ExecutionPlan>) -> bool {
+        plan.is::<HashJoinExec>()
+            || plan.is::<SortMergeJoinExec>()
+            || plan.is::<NestedLoopJoinExec>()
     }
 
     fn replace(&self, plan: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn ExecutionPlan>>> {
@@ -155,6 +271,24 @@ impl PhysicalOptimizerRule for TenonJoinRule {
         plan: Arc<dyn ExecutionPlan>,
         _config: &ConfigOptions,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        if !self.decisions.is_empty() {
+            // tenon's decisions, in plan order
+            let mut next = 0;
+            return plan
+                .transform_up(|node| {
+                    if !Self::is_join(&node) || next >= self.decisions.len() {
+                        return Ok(Transformed::no(node));
+                    }
+                    Ok(match Self::decided(&node, &self.decisions[next])? {
+                        Some(new) => {
+                            next += 1;
+                            Transformed::yes(new)
+                        }
+                        None => Transformed::no(node),
+                    })
+                })
+                .map(|t| t.data);
+        }
         plan.transform_up(|node| {
             Ok(match self.replace(&node)? {
                 Some(new) => Transformed::yes(new),
@@ -165,7 +299,11 @@ impl PhysicalOptimizerRule for TenonJoinRule {
     }
 
     fn name(&self) -> &str {
-        "TenonJoins"
+        if self.decisions.is_empty() {
+            "TenonJoins"
+        } else {
+            "TenonJoinDecisions"
+        }
     }
 
     fn schema_check(&self) -> bool {

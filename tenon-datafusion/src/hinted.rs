@@ -1,0 +1,135 @@
+//! Hinted SQL through a `SessionContext`: tenon's SQL front end reads the
+//! query and its join hints (`SELECT /*+ BROADCAST(n) */ ...`, with
+//! Flink's rules: docs/hints.md) against the context's tables and decides
+//! every join; DataFusion then plans the same logical plan, and the
+//! decided joins become [`TenonJoinExec`]s with the strategy and build
+//! side tenon decided ([`JoinDecision`], applied by [`TenonJoinRule`]).
+//!
+//! DataFusion's physical planner turns the logical joins into physical
+//! ones in the same order (inputs first, left before right), so the rule
+//! takes the decisions in that order; a decision applies only to a join
+//! with the same key columns, so a join DataFusion made on its own (a
+//! subquery it decorrelates) keeps DataFusion's choice instead of taking
+//! another join's decision.
+
+use std::sync::Arc;
+
+use datafusion::catalog::default_table_source::provider_as_source;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{DataFusionError, Result};
+use datafusion::dataframe::DataFrame;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::prelude::SessionContext;
+use tenon_kernels::{JoinSide, Strategy};
+use tenon_planner::choose::{JoinPlan, plan_joins};
+use tenon_planner::config::Config;
+use tenon_planner::sql::Catalog;
+
+use crate::{TenonJoinRule, physical_optimizer_rules};
+
+/// What tenon decided for one join: its strategy and build side, and its
+/// key columns' names (left, right) that identify the physical join it
+/// belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinDecision {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// The build side (BROADCAST, SHUFFLE_HASH).
+    pub build_side: Option<JoinSide>,
+    /// The equi keys' column names, (left, right), unqualified.
+    pub keys: Vec<(String, String)>,
+    /// Why (EXPLAIN's reason: `hint BROADCAST(n) applied` or the default).
+    pub reason: String,
+}
+
+/// `sql`, hints and all, planned by tenon's front end against `ctx`'s
+/// tables, as a DataFrame whose joins run tenon's kernels as decided
+/// (module docs), with the decisions in plan order.
+///
+/// # Errors
+///
+/// tenon's planning errors (an unknown table, a hint that does not parse,
+/// a strict-mode hint that cannot apply) as plan errors in tenon's words,
+/// and the context's errors.
+pub async fn hinted_sql(ctx: &SessionContext, sql: &str) -> Result<(DataFrame, Vec<JoinDecision>)> {
+    let mut catalog = Catalog::new();
+    let names = ctx
+        .catalog_names()
+        .into_iter()
+        .filter_map(|c| ctx.catalog(&c))
+        .flat_map(|c| {
+            c.schema_names()
+                .into_iter()
+                .filter_map(move |s| c.schema(&s))
+                .flat_map(|s| s.table_names())
+        })
+        .collect::<Vec<_>>();
+    let mut providers = Vec::new();
+    for name in names {
+        let provider = ctx.table_provider(name.as_str()).await?;
+        catalog.register_table(name.clone(), provider.schema());
+        providers.push((name, provider));
+    }
+    let planned = plan_joins(sql, &catalog, &Config::default())
+        .map_err(|e| DataFusionError::Plan(format!("tenon: {e}")))?;
+    let decisions = decisions_in_plan_order(&planned)?;
+    // the scans read the context's tables
+    let plan = planned
+        .query
+        .plan
+        .clone()
+        .transform_up(|node| match node {
+            LogicalPlan::TableScan(mut scan) => {
+                let name = scan.table_name.table().to_string();
+                let Some((_, provider)) = providers.iter().find(|(n, _)| *n == name) else {
+                    return Err(DataFusionError::Plan(format!(
+                        "tenon: the query reads {name}, which the context does not have"
+                    )));
+                };
+                scan.source = provider_as_source(Arc::clone(provider));
+                Ok(Transformed::yes(LogicalPlan::TableScan(scan)))
+            }
+            other => Ok(Transformed::no(other)),
+        })?
+        .data;
+    let rule = TenonJoinRule::new().with_decisions(decisions.clone());
+    let state = SessionStateBuilder::new_from_existing(ctx.state())
+        .with_physical_optimizer_rules(physical_optimizer_rules(rule))
+        .build();
+    Ok((DataFrame::new(state, plan), decisions))
+}
+
+/// The decisions of `planned`'s joins in the order DataFusion plans them:
+/// inputs first, left before right.
+fn decisions_in_plan_order(planned: &JoinPlan) -> Result<Vec<JoinDecision>> {
+    // (a Result for the walk to come: subquery plans are not walked yet)
+    let mut out = Vec::new();
+    post_order(&planned.query.plan, planned, &mut out);
+    Ok(out)
+}
+
+fn post_order(plan: &LogicalPlan, planned: &JoinPlan, out: &mut Vec<JoinDecision>) {
+    for child in plan.inputs() {
+        post_order(child, planned, out);
+    }
+    if let LogicalPlan::Join(join) = plan
+        && let Some(decision) = planned.decision_of(join)
+    {
+        let name = |e: &Expr| match e {
+            Expr::Column(c) => Some(c.name.clone()),
+            _ => None,
+        };
+        let keys = join
+            .on
+            .iter()
+            .filter_map(|(l, r)| Some((name(l)?, name(r)?)))
+            .collect();
+        out.push(JoinDecision {
+            strategy: decision.strategy,
+            build_side: decision.build_side,
+            keys,
+            reason: decision.reason.clone(),
+        });
+    }
+}
