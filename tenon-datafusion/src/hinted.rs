@@ -53,6 +53,20 @@ pub struct JoinDecision {
 /// a strict-mode hint that cannot apply) as plan errors in tenon's words,
 /// and the context's errors.
 pub async fn hinted_sql(ctx: &SessionContext, sql: &str) -> Result<(DataFrame, Vec<JoinDecision>)> {
+    hinted_sql_with(ctx, sql, TenonJoinRule::new()).await
+}
+
+/// As [`hinted_sql`], with `rule`'s settings (its broadcast exchange, the
+/// strategy of the joins no decision matches) besides the decisions.
+///
+/// # Errors
+///
+/// As [`hinted_sql`].
+pub async fn hinted_sql_with(
+    ctx: &SessionContext,
+    sql: &str,
+    rule: TenonJoinRule,
+) -> Result<(DataFrame, Vec<JoinDecision>)> {
     let mut catalog = Catalog::new();
     let names = ctx
         .catalog_names()
@@ -93,7 +107,7 @@ pub async fn hinted_sql(ctx: &SessionContext, sql: &str) -> Result<(DataFrame, V
             other => Ok(Transformed::no(other)),
         })?
         .data;
-    let rule = TenonJoinRule::new().with_decisions(decisions.clone());
+    let rule = rule.with_decisions(decisions.clone());
     let state = SessionStateBuilder::new_from_existing(ctx.state())
         .with_physical_optimizer_rules(physical_optimizer_rules(rule))
         .build();

@@ -47,8 +47,8 @@ use datafusion::prelude::SessionConfig;
 pub use codec::{TENON_VERSION, TenonCodec};
 pub use exec::{TenonJoinExec, broadcast_side, kernel_join_type};
 pub use filter::DataFusionFilter;
-pub use hinted::{JoinDecision, hinted_sql};
-pub use rule::TenonJoinRule;
+pub use hinted::{JoinDecision, hinted_sql, hinted_sql_with};
+pub use rule::{BroadcastExchange, TenonJoinRule, WrapPlan};
 
 /// The name of DataFusion's rule that gives every operator the input
 /// distribution and ordering it asks for; tenon's rule goes right before

@@ -30,6 +30,23 @@ use datafusion::physical_expr::expressions::Column;
 use crate::JoinDecision;
 use crate::exec::{TenonJoinExec, broadcast_side, kernel_join_type};
 
+/// A plan wrapper that ships a BROADCAST's whole build side to every task
+/// of a distributed plan (see [`TenonJoinRule::with_broadcast_exchange`]).
+#[derive(Clone)]
+pub struct BroadcastExchange(
+    /// Wraps the build side.
+    pub Arc<WrapPlan>,
+);
+
+/// A function from a plan to the plan wrapped in other operators.
+pub type WrapPlan = dyn Fn(Arc<dyn ExecutionPlan>) -> Arc<dyn ExecutionPlan> + Send + Sync;
+
+impl std::fmt::Debug for BroadcastExchange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BroadcastExchange")
+    }
+}
+
 /// Replaces DataFusion's joins with tenon's (module docs).
 ///
 /// ```
@@ -43,6 +60,9 @@ use crate::exec::{TenonJoinExec, broadcast_side, kernel_join_type};
 #[derive(Debug, Clone, Default)]
 pub struct TenonJoinRule {
     strategy: Option<Strategy>,
+    /// What a BROADCAST's build side is wrapped in: a distributed
+    /// engine's broadcast exchange ([`TenonJoinRule::with_broadcast_exchange`]).
+    broadcast_exchange: Option<BroadcastExchange>,
     /// tenon's decisions for the joins in plan order
     /// ([`crate::hinted_sql`]); applied before `JoinSelection`.
     decisions: Vec<JoinDecision>,
@@ -86,9 +106,40 @@ impl TenonJoinRule {
     /// no decision matched).
     pub(crate) fn without_decisions(&self) -> Self {
         TenonJoinRule {
-            strategy: self.strategy,
             decisions: Vec::new(),
+            ..self.clone()
         }
+    }
+
+    /// The rule wrapping every BROADCAST's build side in `exchange`: a
+    /// distributed engine splits a scan into tasks, so a join that asks
+    /// for its build side as one partition would get one task's share of
+    /// it; the engine's broadcast exchange ships all of it to every task
+    /// instead.
+    pub fn with_broadcast_exchange(mut self, exchange: BroadcastExchange) -> Self {
+        self.broadcast_exchange = Some(exchange);
+        self
+    }
+
+    /// `plan` (a join this rule made) with its broadcast side in the
+    /// broadcast exchange, when the rule has one.
+    fn with_exchange(&self, plan: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>> {
+        let (Some(exchange), Some(join)) = (
+            &self.broadcast_exchange,
+            plan.downcast_ref::<TenonJoinExec>(),
+        ) else {
+            return Ok(plan);
+        };
+        let side = match (join.strategy(), join.build_side()) {
+            (Strategy::Broadcast, Some(JoinSide::Left)) => 0,
+            (Strategy::Broadcast, Some(JoinSide::Right)) => 1,
+            _ => return Ok(plan),
+        };
+        let mut children: Vec<Arc<dyn ExecutionPlan>> =
+            plan.children().into_iter().cloned().collect();
+        children[side] = (exchange.0)(Arc::clone(&children[side]));
+        #[allow(deprecated)] // TenonJoinExec implements the deprecated method
+        plan.with_new_children(children)
     }
 
     /// The strategy and build side for an equi-join of `join_type`, given
@@ -282,7 +333,7 @@ impl PhysicalOptimizerRule for TenonJoinRule {
                     Ok(match Self::decided(&node, &self.decisions[next])? {
                         Some(new) => {
                             next += 1;
-                            Transformed::yes(new)
+                            Transformed::yes(self.with_exchange(new)?)
                         }
                         None => Transformed::no(node),
                     })
@@ -291,7 +342,7 @@ impl PhysicalOptimizerRule for TenonJoinRule {
         }
         plan.transform_up(|node| {
             Ok(match self.replace(&node)? {
-                Some(new) => Transformed::yes(new),
+                Some(new) => Transformed::yes(self.with_exchange(new)?),
                 None => Transformed::no(node),
             })
         })

@@ -1,27 +1,30 @@
 //! The trial of datafusion-distributed (README.md, "Choosing the
 //! distributed engine"): three workers on loopback ports in this process,
-//! a coordinator with tenon's rule and codec; a hinted shuffled join runs
-//! across them (network shuffles on its keys) with DataFusion's rows.
-//! BROADCAST is not tried: the distributed planner splits the build
-//! side's scan into tasks, so each task would build a third of it (the
-//! README's known problem: tenon's rule must insert the engine's
-//! broadcast exchange itself). Run with
+//! a coordinator with tenon's rule and codec; a hinted join runs across
+//! them with DataFusion's rows: SHUFFLE_HASH and SHUFFLE_MERGE over
+//! network shuffles on the keys, BROADCAST over the engine's broadcast
+//! exchange, which tenon's rule puts around the build side (without it,
+//! each task would build its own third of the split build side). Run with
 //! `cargo test -p tenon-datafusion --features cluster --test distributed`.
 #![cfg(feature = "cluster")]
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::common::DataFusionError;
 use datafusion::execution::SessionStateBuilder;
+use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::prelude::{CsvReadOptions, SessionConfig, SessionContext};
 use datafusion_distributed::{
-    DistributedExt, SessionStateBuilderExt, Worker, WorkerQueryContext, WorkerResolver,
-    display_plan_ascii,
+    BroadcastExec, DistributedExt, SessionStateBuilderExt, Worker, WorkerQueryContext,
+    WorkerResolver, display_plan_ascii,
 };
-use tenon_datafusion::{TenonCodec, TenonJoinRule, hinted_sql, physical_optimizer_rules};
+use tenon_datafusion::{
+    BroadcastExchange, TenonCodec, TenonJoinRule, hinted_sql_with, physical_optimizer_rules,
+};
 use url::Url;
 
 #[derive(Clone)]
@@ -89,10 +92,16 @@ async fn a_hinted_join_runs_across_three_workers() {
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
     let config = SessionConfig::new().with_target_partitions(3);
+    // the engine's broadcast exchange around a BROADCAST's build side
+    let rule = TenonJoinRule::new().with_broadcast_exchange(BroadcastExchange(Arc::new(|build| {
+        Arc::new(CoalescePartitionsExec::new(Arc::new(BroadcastExec::new(
+            build, 1,
+        ))))
+    })));
     let state = SessionStateBuilder::new()
         .with_config(config.clone())
         .with_default_features()
-        .with_physical_optimizer_rules(physical_optimizer_rules(TenonJoinRule::new()))
+        .with_physical_optimizer_rules(physical_optimizer_rules(rule.clone()))
         .with_distributed_worker_resolver(Loopback(ports))
         .with_distributed_planner()
         .with_distributed_user_codec(TenonCodec)
@@ -124,12 +133,12 @@ async fn a_hinted_join_runs_across_three_workers() {
             .unwrap(),
     );
     for (hint, exchange) in [
-        ("SHUFFLE_HASH(b)", "strategy=SHUFFLE_HASH"),
-        ("SHUFFLE_MERGE(b)", "strategy=SHUFFLE_MERGE"),
+        ("SHUFFLE_HASH(b)", "NetworkShuffleExec"),
+        ("SHUFFLE_MERGE(b)", "NetworkShuffleExec"),
+        ("BROADCAST(b)", "NetworkBroadcastExec"),
     ] {
-        let (df, _) = hinted_sql(&cluster, &format!("SELECT /*+ {hint} */ {body}"))
-            .await
-            .unwrap();
+        let sql = format!("SELECT /*+ {hint} */ {body}");
+        let (df, _) = hinted_sql_with(&cluster, &sql, rule.clone()).await.unwrap();
         let plan = df.clone().create_physical_plan().await.unwrap();
         let text = display_plan_ascii(plan.as_ref(), false);
         assert!(text.contains(exchange), "{hint}\n{text}");
