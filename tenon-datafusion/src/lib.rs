@@ -30,6 +30,8 @@
 //! ```
 #![deny(missing_docs)]
 
+#[cfg(feature = "cluster")]
+pub mod cluster;
 mod codec;
 mod exec;
 mod filter;
