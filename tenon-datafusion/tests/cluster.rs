@@ -1,8 +1,10 @@
 //! A tenon cluster as separate processes: three `tenon-worker`s on free
 //! loopback ports and a coordinator session in this test; the 22 TPC-H
 //! queries (scale 0.01, CSV files the workers read) give the rows of
-//! DataFusion's own local run. Workers are killed when the test ends,
-//! passes or fails. Run with
+//! DataFusion's own local run; a worker that died fails the query at once
+//! with an error naming it (datafusion-distributed does not retry tasks;
+//! a worker dying in the middle of a query is not tested yet). Workers
+//! are killed when the test ends, passes or fails. Run with
 //! `cargo test -p tenon-datafusion --features cluster --test cluster`.
 #![cfg(feature = "cluster")]
 
@@ -139,6 +141,59 @@ async fn tpch_through_three_worker_processes_gives_the_local_rows() {
     assert!(
         distributed >= 15,
         "only {distributed} queries ran across the workers"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_worker_fails_the_query_naming_it_without_a_hang() {
+    let dir = std::env::temp_dir().join(format!("tenon-cluster-dead-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut a = String::from("k,v\n");
+    for i in 0..200_000 {
+        a.push_str(&format!("{},{i}\n", i % 1000));
+    }
+    std::fs::write(dir.join("a.csv"), &a).unwrap();
+    let (mut workers, urls) = start_workers(3);
+    let rule = TenonJoinRule::new();
+    let state = coordinator_builder(
+        SessionConfig::new().with_target_partitions(2),
+        rule.clone(),
+        &urls,
+    )
+    .unwrap()
+    .with_distributed_file_scan_config_bytes_per_partition(64 << 10)
+    .unwrap()
+    .build();
+    let cluster = SessionContext::from(state);
+    for t in ["a", "b"] {
+        cluster
+            .register_csv(
+                t,
+                dir.join("a.csv").to_str().unwrap(),
+                CsvReadOptions::new(),
+            )
+            .await
+            .unwrap();
+    }
+    // the second worker dies before the query
+    let _ = workers.0[1].kill();
+    let _ = workers.0[1].wait();
+    let sql = "SELECT /*+ SHUFFLE_HASH(b) */ count(*) FROM a JOIN b ON a.k = b.k";
+    let (df, _) = hinted_sql_with(&cluster, sql, rule).await.unwrap();
+    let started = Instant::now();
+    let result = tokio::time::timeout(Duration::from_secs(60), df.collect()).await;
+    let e = match result {
+        Err(_) => panic!("the query hung for 60 s after a worker died"),
+        Ok(Ok(rows)) => panic!("the query answered without its worker: {rows:?}"),
+        Ok(Err(e)) => e.to_string(),
+    };
+    let dead = urls[1].trim_start_matches("http://");
+    assert!(e.contains(dead), "the error does not name {dead}: {e}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
     );
     let _ = std::fs::remove_dir_all(dir);
 }
