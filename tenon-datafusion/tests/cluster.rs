@@ -8,12 +8,15 @@
 //! `cargo test -p tenon-datafusion --features cluster --test cluster`.
 #![cfg(feature = "cluster")]
 
+mod common;
+
+use common::sorted;
+
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use datafusion::arrow::csv::WriterBuilder;
-use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::prelude::{CsvReadOptions, SessionConfig, SessionContext};
 use datafusion_distributed::DistributedExt;
 use tenon_datafusion::cluster::coordinator_builder;
@@ -63,19 +66,6 @@ fn start_workers(n: usize) -> (Workers, Vec<String>) {
         urls.push(format!("http://127.0.0.1:{port}"));
     }
     (Workers(children), urls)
-}
-
-fn sorted(batches: &[datafusion::arrow::record_batch::RecordBatch]) -> Vec<String> {
-    let mut rows: Vec<String> = pretty_format_batches(batches)
-        .unwrap()
-        .to_string()
-        .lines()
-        .skip(3)
-        .filter(|l| !l.starts_with('+'))
-        .map(str::to_string)
-        .collect();
-    rows.sort();
-    rows
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,6 +3,10 @@
 //! residual filter, gives the same plan and rows after a round trip; a
 //! node of another tenon version is refused naming both versions.
 
+mod common;
+
+use common::sorted;
+
 use std::sync::Arc;
 
 use datafusion::physical_plan::{ExecutionPlan, collect, displayable};
@@ -32,17 +36,7 @@ fn text(plan: &Arc<dyn ExecutionPlan>) -> String {
 }
 
 async fn rows(ctx: &SessionContext, plan: Arc<dyn ExecutionPlan>) -> Vec<String> {
-    let batches = collect(plan, ctx.task_ctx()).await.unwrap();
-    let mut out: Vec<String> = datafusion::arrow::util::pretty::pretty_format_batches(&batches)
-        .unwrap()
-        .to_string()
-        .lines()
-        .skip(3)
-        .filter(|l| !l.starts_with('+'))
-        .map(str::to_string)
-        .collect();
-    out.sort();
-    out
+    sorted(&collect(plan, ctx.task_ctx()).await.unwrap())
 }
 
 #[tokio::test]

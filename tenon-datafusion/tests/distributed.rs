@@ -8,12 +8,15 @@
 //! `cargo test -p tenon-datafusion --features cluster --test distributed`.
 #![cfg(feature = "cluster")]
 
+mod common;
+
+use common::sorted;
+
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::common::DataFusionError;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
@@ -59,19 +62,6 @@ async fn start_worker() -> u16 {
             .serve(SocketAddr::from((Ipv4Addr::LOCALHOST, port))),
     );
     port
-}
-
-fn sorted(batches: &[datafusion::arrow::record_batch::RecordBatch]) -> Vec<String> {
-    let mut rows: Vec<String> = pretty_format_batches(batches)
-        .unwrap()
-        .to_string()
-        .lines()
-        .skip(3)
-        .filter(|l| !l.starts_with('+'))
-        .map(str::to_string)
-        .collect();
-    rows.sort();
-    rows
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

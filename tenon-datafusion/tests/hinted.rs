@@ -2,9 +2,12 @@
 //! end decides the joins, DataFusion runs them on tenon's kernels as
 //! decided, with DataFusion's rows.
 
+mod common;
+
+use common::sorted;
+
 use std::sync::Arc;
 
-use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::datasource::MemTable;
 use datafusion::physical_plan::displayable;
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -20,18 +23,6 @@ fn tpch_context() -> SessionContext {
         ctx.register_table(name, Arc::new(t)).unwrap();
     }
     ctx
-}
-
-fn sorted(batches: &[datafusion::arrow::record_batch::RecordBatch]) -> Vec<String> {
-    let text = pretty_format_batches(batches).unwrap().to_string();
-    let mut rows: Vec<String> = text
-        .lines()
-        .skip(3)
-        .filter(|l| !l.starts_with('+'))
-        .map(str::to_string)
-        .collect();
-    rows.sort();
-    rows
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
