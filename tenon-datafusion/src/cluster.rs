@@ -17,9 +17,10 @@ use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::session_state::SessionState;
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::prelude::SessionConfig;
+use datafusion_distributed::grpc::{BoxCloneSyncChannel, create_worker_client};
 use datafusion_distributed::{
-    BroadcastExec, DistributedExt, SessionStateBuilderExt, Worker, WorkerQueryContext,
-    WorkerResolver,
+    BroadcastExec, DistributedExt, GetWorkerInfoRequest, SessionStateBuilderExt, Worker,
+    WorkerQueryContext, WorkerResolver,
 };
 use url::Url;
 
@@ -111,4 +112,56 @@ pub async fn serve_worker(addr: SocketAddr) -> Result<(), tonic::transport::Erro
         .add_service(worker.into_worker_server())
         .serve(addr)
         .await
+}
+
+/// Checks that every worker answers within `wait` and runs this tenon
+/// version: a coordinator should call it before planning on `workers`.
+///
+/// # Errors
+///
+/// A configuration error naming the first worker that is not a URL, does
+/// not answer (and after how long), or runs another tenon version (both
+/// versions named).
+pub async fn check_workers(
+    workers: &[String],
+    wait: std::time::Duration,
+) -> datafusion::common::Result<()> {
+    use std::time::Instant;
+    for w in workers {
+        let started = Instant::now();
+        let failed = |what: String| {
+            DataFusionError::Configuration(format!(
+                "the tenon worker at {w} {what} (after {:.1} s)",
+                started.elapsed().as_secs_f64()
+            ))
+        };
+        let endpoint = tonic::transport::Endpoint::from_shared(w.clone())
+            .map_err(|e| failed(format!("is not a URL ({e}); write it as http://host:port")))?
+            .connect_timeout(wait)
+            .timeout(wait);
+        let channel = match tokio::time::timeout(wait, endpoint.connect()).await {
+            Err(_) => return Err(failed("did not answer".into())),
+            Ok(Err(e)) => return Err(failed(format!("cannot be reached: {e}"))),
+            Ok(Ok(c)) => c,
+        };
+        let mut client = create_worker_client(BoxCloneSyncChannel::new(channel));
+        let info = match tokio::time::timeout(wait, client.get_worker_info(GetWorkerInfoRequest {}))
+            .await
+        {
+            Err(_) => return Err(failed("did not answer".into())),
+            Ok(Err(e)) if e.to_string().contains("Timeout expired") => {
+                return Err(failed("did not answer".into()));
+            }
+            Ok(Err(e)) => return Err(failed(format!("did not say its version: {e}"))),
+            Ok(Ok(info)) => info,
+        };
+        if info.version != TENON_VERSION {
+            return Err(failed(format!(
+                "runs tenon {:?}, and this is tenon {TENON_VERSION}: run the same tenon version \
+                 on the coordinator and every worker",
+                info.version
+            )));
+        }
+    }
+    Ok(())
 }

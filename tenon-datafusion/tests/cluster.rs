@@ -187,3 +187,55 @@ async fn a_dead_worker_fails_the_query_naming_it_without_a_hang() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_are_checked_for_an_answer_and_tenons_version() {
+    use datafusion_distributed::Worker;
+    use tenon_datafusion::TENON_VERSION;
+    use tenon_datafusion::cluster::check_workers;
+
+    let (_workers, urls) = start_workers(2);
+    check_workers(&urls, Duration::from_secs(10)).await.unwrap();
+    // a port that takes connections and never answers
+    let silent = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let silent_url = format!("http://127.0.0.1:{}", silent.local_addr().unwrap().port());
+    let started = Instant::now();
+    let e = check_workers(&[silent_url.clone()], Duration::from_secs(1))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(&silent_url) && e.contains("did not answer") && e.contains(" s)"),
+        "{e}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // a worker of another version
+    let port = free_port();
+    let other = Worker::default().with_version("0.0.0-other");
+    tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(other.into_worker_server())
+            .serve((Ipv4Addr::LOCALHOST, port).into()),
+    );
+    let other_url = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let e = check_workers(
+        &[urls[0].clone(), other_url.clone()],
+        Duration::from_secs(10),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains(&other_url) && e.contains("0.0.0-other") && e.contains(TENON_VERSION),
+        "{e}"
+    );
+    drop(silent);
+}
