@@ -200,7 +200,7 @@ async fn workers_are_checked_for_an_answer_and_tenons_version() {
     let silent = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     let silent_url = format!("http://127.0.0.1:{}", silent.local_addr().unwrap().port());
     let started = Instant::now();
-    let e = check_workers(&[silent_url.clone()], Duration::from_secs(1))
+    let e = check_workers(std::slice::from_ref(&silent_url), Duration::from_secs(1))
         .await
         .unwrap_err()
         .to_string();
