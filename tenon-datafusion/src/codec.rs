@@ -140,15 +140,23 @@ impl PhysicalExtensionCodec for TenonCodec {
                 let column_indices = f
                     .column_indices
                     .iter()
-                    .map(|c| ColumnIndex {
-                        index: c.index as usize,
-                        side: if c.side == 0 {
-                            DfJoinSide::Left
-                        } else {
-                            DfJoinSide::Right
-                        },
+                    .map(|c| {
+                        let (side, width) = match c.side {
+                            0 => (DfJoinSide::Left, ls.fields().len()),
+                            1 => (DfJoinSide::Right, rs.fields().len()),
+                            other => {
+                                return Err(decode_err(format!("a filter column of side {other}")));
+                            }
+                        };
+                        let index = c.index as usize;
+                        if index >= width {
+                            return Err(decode_err(format!(
+                                "a filter column {index} of an input of {width} columns"
+                            )));
+                        }
+                        Ok(ColumnIndex { index, side })
                     })
-                    .collect();
+                    .collect::<Result<Vec<_>>>()?;
                 Some(DfJoinFilter::new(
                     expression,
                     column_indices,

@@ -41,6 +41,10 @@ pub struct JoinDecision {
     pub keys: Vec<(String, String)>,
     /// Why (EXPLAIN's reason: `hint BROADCAST(n) applied` or the default).
     pub reason: String,
+    /// Whether a hint decided it (then it must apply: a hinted decision
+    /// that finds no join is an error, a default one falls back to
+    /// DataFusion's choice).
+    pub hinted: bool,
 }
 
 /// `sql`, hints and all, planned by tenon's front end against `ctx`'s
@@ -134,16 +138,26 @@ fn post_order(plan: &LogicalPlan, planned: &JoinPlan, out: &mut Vec<JoinDecision
             Expr::Column(c) => Some(c.name.clone()),
             _ => None,
         };
-        let keys = join
+        // a key that is an expression: no physical join's keys are
+        // compared with it (the decision cannot be matched, so a hinted
+        // one is an error when the plan is done)
+        let keys: Option<Vec<(String, String)>> = join
             .on
             .iter()
-            .filter_map(|(l, r)| Some((name(l)?, name(r)?)))
+            .map(|(l, r)| Some((name(l)?, name(r)?)))
             .collect();
-        out.push(JoinDecision {
-            strategy: decision.strategy,
-            build_side: decision.build_side,
-            keys,
-            reason: decision.reason.clone(),
-        });
+        let hinted = matches!(
+            decision.source,
+            tenon_planner::hints::DecisionSource::Hint(_)
+        );
+        if keys.is_some() || hinted {
+            out.push(JoinDecision {
+                strategy: decision.strategy,
+                build_side: decision.build_side,
+                keys: keys.unwrap_or_else(|| vec![("(expression)".into(), "(expression)".into())]),
+                reason: decision.reason.clone(),
+                hinted,
+            });
+        }
     }
 }

@@ -188,7 +188,8 @@ impl TenonJoinRule {
         };
         let (left, right, on, filter, join_type, null_equal) =
             if let Some(h) = plan.downcast_ref::<HashJoinExec>() {
-                if h.projection.is_some() {
+                // NOT IN's null-aware anti join: no kernel mapping yet
+                if h.projection.is_some() || h.null_aware {
                     return Ok(None);
                 }
                 (
@@ -256,7 +257,9 @@ impl TenonJoinRule {
             let Some(t) = kernel_join_type(h.join_type()) else {
                 return Ok(None);
             };
-            if h.projection.is_some() {
+            // NOT IN's null-aware anti join (a NULL on the right removes
+            // every row): DataFusion's own
+            if h.projection.is_some() || h.null_aware {
                 return Ok(None);
             }
             let (strategy, side) =
@@ -323,22 +326,39 @@ impl PhysicalOptimizerRule for TenonJoinRule {
         _config: &ConfigOptions,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         if !self.decisions.is_empty() {
-            // tenon's decisions, in plan order
+            // tenon's decisions, in plan order: each physical join takes
+            // the next decision with its keys; a hinted decision passed
+            // over, or left when the plan is done, is an error
             let mut next = 0;
-            return plan
+            let passed_hint = |d: &JoinDecision| {
+                DataFusionError::Plan(format!(
+                    "tenon decided {} for the join on {:?} ({}), and DataFusion's plan has no \
+                     such join where tenon planned it",
+                    d.strategy, d.keys, d.reason
+                ))
+            };
+            let plan = plan
                 .transform_up(|node| {
-                    if !Self::is_join(&node) || next >= self.decisions.len() {
+                    if !Self::is_join(&node) {
                         return Ok(Transformed::no(node));
                     }
-                    Ok(match Self::decided(&node, &self.decisions[next])? {
-                        Some(new) => {
-                            next += 1;
-                            Transformed::yes(self.with_exchange(new)?)
+                    let from = next;
+                    for at in from..self.decisions.len() {
+                        if let Some(new) = Self::decided(&node, &self.decisions[at])? {
+                            if let Some(d) = self.decisions[from..at].iter().find(|d| d.hinted) {
+                                return Err(passed_hint(d));
+                            }
+                            next = at + 1;
+                            return Ok(Transformed::yes(self.with_exchange(new)?));
                         }
-                        None => Transformed::no(node),
-                    })
+                    }
+                    Ok(Transformed::no(node))
                 })
-                .map(|t| t.data);
+                .map(|t| t.data)?;
+            if let Some(d) = self.decisions[next..].iter().find(|d| d.hinted) {
+                return Err(passed_hint(d));
+            }
+            return Ok(plan);
         }
         plan.transform_up(|node| {
             Ok(match self.replace(&node)? {

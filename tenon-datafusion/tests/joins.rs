@@ -180,3 +180,30 @@ async fn tpch_queries_give_datafusions_rows_with_tenon_joins() {
     }
     assert!(replaced >= 15, "only {replaced} queries ran tenon's joins");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn not_in_over_a_subquery_with_a_null_keeps_datafusions_answer() {
+    let a = [(Some(1), Some(1)), (Some(2), Some(2)), (None, Some(3))];
+    let b = [(Some(2), Some(0)), (None, Some(0))];
+    let plain = context(None, 2, 8192);
+    let tenon = context(Some(TenonJoinRule::new()), 2, 8192);
+    for ctx in [&plain, &tenon] {
+        ctx.register_table("a", Arc::new(table(&a, 8192))).unwrap();
+        ctx.register_table("b", Arc::new(table(&b, 8192))).unwrap();
+    }
+    for sql in [
+        "SELECT a.v FROM a WHERE a.k NOT IN (SELECT b.k FROM b)",
+        "SELECT a.v FROM a WHERE a.k NOT IN (SELECT b.k FROM b WHERE b.k IS NOT NULL)",
+    ] {
+        let (want, _) = run(&plain, sql).await;
+        let (got, plan) = run(&tenon, sql).await;
+        assert_eq!(got, want, "{sql}\n{plan}");
+    }
+    // a NULL in the subquery: no row is NOT IN it
+    let (got, _) = run(
+        &tenon,
+        "SELECT a.v FROM a WHERE a.k NOT IN (SELECT b.k FROM b)",
+    )
+    .await;
+    assert!(got.is_empty(), "{got:?}");
+}

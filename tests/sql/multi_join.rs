@@ -171,3 +171,21 @@ fn a_multi_join_under_a_join_and_an_aggregate_gives_the_binary_rows() {
         run(&s, &format!("SELECT t1.k, count(*), sum(t2.v) {body}"))
     );
 }
+
+#[test]
+fn a_second_column_of_an_input_equated_with_the_key_falls_back() {
+    let s = session_with(&three(), 2, 8192);
+    // t1.v = t2.k besides t1.k = t2.k: the multi-way join compares keys
+    // only, so the group runs as binary joins (which test both)
+    for sql in [
+        "SELECT /*+ MULTI_JOIN(t1, t2, t3) */ * FROM t1 JOIN t2 ON t1.k = t2.k AND t1.v = t2.k \
+         JOIN t3 ON t2.k = t3.k",
+        "SELECT /*+ MULTI_JOIN(t1, t2, t3) */ * FROM t1 JOIN t2 ON t1.k = t2.k \
+         JOIN t3 ON t1.k = t3.k AND t2.v = t3.k",
+    ] {
+        let text = s.explain(sql).unwrap().to_text();
+        assert!(text.contains("equates another column"), "{sql}\n{text}");
+        let plain = sql.replace("/*+ MULTI_JOIN(t1, t2, t3) */ ", "");
+        assert_eq!(run(&s, sql), run(&s, &plain), "{sql}");
+    }
+}

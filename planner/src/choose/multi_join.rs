@@ -252,7 +252,15 @@ fn chain_of(
         let me = s + 1;
         let mut refers: Vec<usize> = Vec::new();
         let mut mine: Vec<Column> = Vec::new();
-        for &class in &used {
+        for (k, &class) in used.iter().enumerate() {
+            if s == 0 {
+                // input 0's key column of the class: the first one named
+                let left = pairs
+                    .iter()
+                    .find(|p| p.0 == class && input_of(&p.1) == Some(0))
+                    .map(|p| p.1.clone());
+                keys[0].extend(left);
+            }
             let of_class = pairs.iter().filter(|p| p.0 == class);
             let mut right: Option<&Column> = None;
             for (_, a, b) in of_class {
@@ -267,19 +275,20 @@ fn chain_of(
                             }
                             _ => right = Some(c),
                         },
-                        (Some(i), false) if i < me => refers.push(i),
+                        // an earlier input's column must be its key column
+                        // (the kernel compares keys only)
+                        (Some(i), false) if i < me && keys[i].get(k) == Some(c) => refers.push(i),
+                        (Some(i), false) if i < me => {
+                            return Err(format!(
+                                "{between} equates another column of {} with the key",
+                                order[i]
+                            ));
+                        }
                         _ => return Err(not_chain()),
                     }
                 }
             }
             mine.extend(right.cloned());
-            if s == 0 {
-                let left = pairs
-                    .iter()
-                    .find(|p| p.0 == class && input_of(&p.1) == Some(0))
-                    .map(|p| p.1.clone());
-                keys[0].extend(left);
-            }
         }
         refers.sort_unstable();
         refers.dedup();
