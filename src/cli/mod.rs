@@ -6,6 +6,7 @@ mod callgrind;
 mod generate;
 mod query;
 mod signals;
+mod worker;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -29,7 +30,16 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Write benchmark data (TPC-H tables, synthetic workloads) to files.
     Gen(generate::GenArgs),
+    /// Serve as a worker of a cluster: run the stages `tenon query
+    /// --cluster` sends (needs a tenon built with `--features cluster`).
+    Worker(worker::WorkerArgs),
 }
+
+/// The error of `--cluster` and `tenon worker` in a tenon built without
+/// the cluster.
+#[cfg(not(feature = "cluster"))]
+const WITHOUT_CLUSTER: &str = "this tenon was built without the cluster: build it with \
+     `cargo build --release --features cluster` (it adds DataFusion's engine and gRPC)";
 
 /// An error the CLI reports: its message and exit code.
 #[derive(Debug)]
@@ -123,6 +133,10 @@ pub(crate) fn main() -> ExitCode {
         Command::Gen(args) => {
             signals::install("writing the data was cancelled");
             generate::run(args)
+        }
+        Command::Worker(args) => {
+            signals::install("the worker was stopped");
+            worker::run(args)
         }
     };
     match res {

@@ -10,6 +10,9 @@ use tenon::{Config, Error, QueryOutput, Session};
 
 use super::CliError;
 
+#[cfg(feature = "cluster")]
+mod cluster;
+
 /// Scale factor of the built-in TPC-H tables.
 const BUILTIN_TPCH_SCALE: f64 = 0.01;
 
@@ -91,6 +94,18 @@ pub(crate) struct QueryArgs {
     /// reports the median run and the output is the last run's.
     #[arg(long, default_value_t = 1, value_name = "N")]
     runs: usize,
+    /// Run the query on the workers at URL[,URL...] (`tenon worker`, e.g.
+    /// 127.0.0.1:50051,127.0.0.1:50052): planned here with tenon's hints,
+    /// run by tenon's kernels on the workers, which read the --table files
+    /// themselves. --explain shows the stages and exchanges. Settings:
+    /// hint_mode, broadcast_threshold, disabled_strategies, join_reorder,
+    /// threads, batch_size, cluster.timeout (how long a worker has to
+    /// answer, default 10s), cluster.task_bytes (file bytes a task scans),
+    /// cluster.joins (tenon, or datafusion: DataFusion's own joins, to
+    /// compare).
+    /// Needs a tenon built with `--features cluster`.
+    #[arg(long, value_name = "URLS")]
+    cluster: Option<String>,
 }
 
 fn fail(e: Error) -> CliError {
@@ -148,7 +163,26 @@ pub(crate) fn register_tables(
     tables: &[String],
     memory_tables: &[String],
 ) -> Result<(), CliError> {
+    for (option, name, path) in table_specs(tables, memory_tables)? {
+        let registered = if option == "--table" {
+            session.register_file(&name, path)
+        } else {
+            session.register_file_in_memory(&name, path)
+        };
+        registered.map_err(|e| CliError::usage(format!("{option} {name}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// The tables of `--table NAME=PATH` and `--memory-table NAME=PATH` as
+/// (option, name, path): names folded to lower case as SQL folds unquoted
+/// names, each name once.
+fn table_specs<'a>(
+    tables: &'a [String],
+    memory_tables: &'a [String],
+) -> Result<Vec<(&'static str, String, &'a str)>, CliError> {
     let mut seen: Vec<(String, &str)> = Vec::new();
+    let mut out = Vec::new();
     let specs = tables
         .iter()
         .map(|s| ("--table", s))
@@ -174,14 +208,9 @@ pub(crate) fn register_tables(
             )));
         }
         seen.push((name.clone(), spec.as_str()));
-        let registered = if option == "--table" {
-            session.register_file(&name, path)
-        } else {
-            session.register_file_in_memory(&name, path)
-        };
-        registered.map_err(|e| CliError::usage(format!("{option} {name}: {e}")))?;
+        out.push((option, name, path));
     }
-    Ok(())
+    Ok(out)
 }
 
 /// The error of writing the output: `None` for a closed pipe (`tenon query
@@ -249,6 +278,9 @@ pub(crate) fn run(args: QueryArgs) -> Result<(), CliError> {
     if args.runs == 0 {
         return Err(CliError::usage("--runs must be at least 1"));
     }
+    if let Some(cluster) = &args.cluster {
+        return on_cluster(&args, cluster, format);
+    }
     let session = session(&args)?;
     // Opened before anything runs: a path that cannot be written is
     // reported before the work, and a file's temporary file is removed
@@ -279,6 +311,22 @@ pub(crate) fn run(args: QueryArgs) -> Result<(), CliError> {
         Final::Nothing => Ok(()),
     };
     written.or_else(|e| output_error(e).map_or(Ok(()), Err))
+}
+
+/// `tenon query --cluster`: the query on the workers (`cluster`).
+#[cfg(feature = "cluster")]
+fn on_cluster(args: &QueryArgs, urls: &str, format: OutputFormat) -> Result<(), CliError> {
+    let destination = match Destination::open_or_stdout(args.output.as_deref(), format) {
+        Ok(d) => d,
+        Err(e) => return output_error(e).map_or(Ok(()), Err),
+    };
+    cluster::run(args, urls, format, destination)
+}
+
+/// `tenon query --cluster` in a tenon built without the cluster.
+#[cfg(not(feature = "cluster"))]
+fn on_cluster(_: &QueryArgs, _: &str, _: OutputFormat) -> Result<(), CliError> {
+    Err(CliError::usage(super::WITHOUT_CLUSTER))
 }
 
 /// Runs the query whose output is printed, as the options say.

@@ -26,7 +26,7 @@ use tenon_planner::choose::{JoinPlan, plan_joins};
 use tenon_planner::config::Config;
 use tenon_planner::sql::Catalog;
 
-use crate::{TenonJoinRule, physical_optimizer_rules};
+use crate::{BroadcastExchange, TenonJoinRule, physical_optimizer_rules};
 
 /// What tenon decided for one join: its strategy and build side, and its
 /// key columns' names (left, right) that identify the physical join it
@@ -71,6 +71,23 @@ pub async fn hinted_sql_with(
     sql: &str,
     rule: TenonJoinRule,
 ) -> Result<(DataFrame, Vec<JoinDecision>)> {
+    hinted_sql_configured(ctx, sql, rule, &Config::default()).await
+}
+
+/// As [`hinted_sql_with`], with tenon's settings for the decisions
+/// (`hint_mode`, `broadcast_threshold`, `disabled_strategies`,
+/// `join_reorder`: docs/cli.md); its execution settings (threads,
+/// memory_limit, ...) are DataFusion's to set on `ctx`.
+///
+/// # Errors
+///
+/// As [`hinted_sql`].
+pub async fn hinted_sql_configured(
+    ctx: &SessionContext,
+    sql: &str,
+    rule: TenonJoinRule,
+    config: &Config,
+) -> Result<(DataFrame, Vec<JoinDecision>)> {
     let mut catalog = Catalog::new();
     let names = ctx
         .catalog_names()
@@ -89,7 +106,7 @@ pub async fn hinted_sql_with(
         catalog.register_table(name.clone(), provider.schema());
         providers.push((name, provider));
     }
-    let planned = plan_joins(sql, &catalog, &Config::default())
+    let planned = plan_joins(sql, &catalog, config)
         .map_err(|e| DataFusionError::Plan(format!("tenon: {e}")))?;
     let decisions = decisions_in_plan_order(&planned)?;
     // the scans read the context's tables
@@ -111,6 +128,15 @@ pub async fn hinted_sql_with(
             other => Ok(Transformed::no(other)),
         })?
         .data;
+    // a cluster's session names its broadcast exchange (cluster module):
+    // a rule without one takes it, or a broadcast would build a task's
+    // share of its build side
+    let rule = match ctx.state().config().get_extension::<BroadcastExchange>() {
+        Some(exchange) if !rule.has_broadcast_exchange() => {
+            rule.with_broadcast_exchange((*exchange).clone())
+        }
+        _ => rule,
+    };
     let rule = rule.with_decisions(decisions.clone());
     let state = SessionStateBuilder::new_from_existing(ctx.state())
         .with_physical_optimizer_rules(physical_optimizer_rules(rule))

@@ -47,9 +47,14 @@ use datafusion::physical_optimizer::optimizer::PhysicalOptimizer;
 use datafusion::prelude::SessionConfig;
 
 pub use codec::{TENON_VERSION, TenonCodec};
+/// The DataFusion this crate builds on (its types are in this crate's API).
+pub use datafusion;
+/// The distributed engine of the `cluster` feature.
+#[cfg(feature = "cluster")]
+pub use datafusion_distributed;
 pub use exec::{TenonJoinExec, broadcast_side, kernel_join_type};
 pub use filter::DataFusionFilter;
-pub use hinted::{JoinDecision, hinted_sql, hinted_sql_with};
+pub use hinted::{JoinDecision, hinted_sql, hinted_sql_configured, hinted_sql_with};
 pub use rule::{BroadcastExchange, TenonJoinRule, WrapPlan};
 
 /// The name of DataFusion's rule that gives every operator the input

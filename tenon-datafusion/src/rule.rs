@@ -121,6 +121,12 @@ impl TenonJoinRule {
         self
     }
 
+    /// Whether it has a broadcast exchange
+    /// ([`TenonJoinRule::with_broadcast_exchange`]).
+    pub fn has_broadcast_exchange(&self) -> bool {
+        self.broadcast_exchange.is_some()
+    }
+
     /// `plan` (a join this rule made) with its broadcast side in the
     /// broadcast exchange, when the rule has one.
     fn with_exchange(&self, plan: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>> {

@@ -3,8 +3,10 @@
 //! queries (scale 0.01, CSV files the workers read) give the rows of
 //! DataFusion's own local run; a worker that died fails the query at once
 //! with an error naming it (datafusion-distributed does not retry tasks;
-//! a worker dying in the middle of a query is not tested yet). Workers
-//! are killed when the test ends, passes or fails. Run with
+//! a worker killed in the middle of a query is tested through `tenon
+//! query --cluster`, tests/sql/cluster.rs); a stock worker without
+//! tenon's codec is named as such. Workers are killed when the test ends,
+//! passes or fails. Run with
 //! `cargo test -p tenon-datafusion --features cluster --test cluster`.
 #![cfg(feature = "cluster")]
 
@@ -238,4 +240,69 @@ async fn workers_are_checked_for_an_answer_and_tenons_version() {
         "{e}"
     );
     drop(silent);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_without_tenons_codec_names_the_node_it_cannot_decode() {
+    use datafusion_distributed::Worker;
+    use tenon_datafusion::TENON_VERSION;
+    use tenon_datafusion::cluster::explain_failure;
+
+    // a stock worker that says tenon's version but knows no tenon node
+    let port = free_port();
+    let stock = Worker::default().with_version(TENON_VERSION);
+    let server = tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(stock.into_worker_server())
+            .serve((Ipv4Addr::LOCALHOST, port).into()),
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let dir = std::env::temp_dir().join(format!("tenon-cluster-stock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut a = String::from("k,v\n");
+    for i in 0..20_000 {
+        a.push_str(&format!("{},{i}\n", i % 100));
+    }
+    std::fs::write(dir.join("a.csv"), &a).unwrap();
+    // twice: with one worker the engine would run everything here
+    let urls = vec![format!("http://127.0.0.1:{port}"); 2];
+    let state = coordinator_builder(
+        SessionConfig::new().with_target_partitions(2),
+        TenonJoinRule::new(),
+        &urls,
+    )
+    .unwrap()
+    .with_distributed_file_scan_config_bytes_per_partition(16 << 10)
+    .unwrap()
+    .build();
+    let cluster = SessionContext::from(state);
+    for t in ["a", "b"] {
+        cluster
+            .register_csv(
+                t,
+                dir.join("a.csv").to_str().unwrap(),
+                CsvReadOptions::new(),
+            )
+            .await
+            .unwrap();
+    }
+    let sql = "SELECT /*+ SHUFFLE_HASH(b) */ count(*) FROM a JOIN b ON a.k = b.k";
+    let (df, _) = tenon_datafusion::hinted_sql(&cluster, sql).await.unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(60), df.collect()).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    let e = match result {
+        Err(_) => panic!("the query hung"),
+        Ok(Ok(rows)) => panic!("a worker without tenon's codec answered: {rows:?}"),
+        Ok(Err(e)) => explain_failure(&urls, e, Duration::from_secs(2))
+            .await
+            .to_string(),
+    };
+    server.abort();
+    assert!(
+        e.contains("TenonJoinExec") && e.contains("tenon worker"),
+        "the error does not name the node: {e}"
+    );
 }

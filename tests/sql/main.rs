@@ -9,6 +9,7 @@
 mod cli_output;
 mod cli_query;
 mod cli_script;
+mod cluster;
 mod common;
 mod ddl;
 mod deep_sql;
