@@ -28,7 +28,7 @@ pub(crate) fn run(args: WorkerArgs) -> Result<(), CliError> {
         .build()
         .map_err(|e| CliError::exec(format!("cannot start the worker's runtime: {e}")))?;
     eprintln!(
-        "tenon worker {} listening on {addr}",
+        "tenon worker {} starting on {addr}",
         tenon_datafusion::TENON_VERSION
     );
     runtime

@@ -279,23 +279,34 @@ impl DisplayAs for TenonJoinExec {
     }
 }
 
-/// Every batch of `plan`'s partition `partition`.
+/// Every batch of `plan`'s partition `partition`, each charged to
+/// `reservation` as it arrives: a memory pool with a limit stops the
+/// collection at the batch that exceeds it, not after all of it is held.
 async fn collect_partition(
     plan: Arc<dyn ExecutionPlan>,
     partition: usize,
     ctx: Arc<TaskContext>,
+    reservation: &MemoryReservation,
 ) -> Result<Vec<RecordBatch>> {
-    plan.execute(partition, ctx)?.try_collect().await
+    let mut stream = plan.execute(partition, ctx)?;
+    let mut out = Vec::new();
+    while let Some(batch) = stream.try_next().await? {
+        reservation.try_grow(batch_bytes(&batch))?;
+        out.push(batch);
+    }
+    Ok(out)
 }
 
-/// Every batch of every partition of `plan`.
+/// Every batch of every partition of `plan`, charged as
+/// [`collect_partition`] charges them.
 async fn collect_all(
     plan: Arc<dyn ExecutionPlan>,
     ctx: Arc<TaskContext>,
+    reservation: &MemoryReservation,
 ) -> Result<Vec<RecordBatch>> {
     let mut out = Vec::new();
     for p in 0..plan.output_partitioning().partition_count() {
-        out.extend(collect_partition(Arc::clone(&plan), p, Arc::clone(&ctx)).await?);
+        out.extend(collect_partition(Arc::clone(&plan), p, Arc::clone(&ctx), reservation).await?);
     }
     Ok(out)
 }
@@ -393,19 +404,15 @@ impl ExecutionPlan for TenonJoinExec {
         let consumer = MemoryConsumer::new(format!("TenonJoinExec[{partition}]"));
         let reservation = consumer.register(ctx.memory_pool());
         let run = async move {
-            let charge = |batches: &[RecordBatch], r: &MemoryReservation| {
-                r.try_grow(batches.iter().map(batch_bytes).sum())
-            };
             // (left batches, right batches), the broadcast side shared
             let shared = |side: Arc<dyn ExecutionPlan>, ctx: Arc<TaskContext>| {
                 let built = Arc::clone(&built);
                 async move {
                     built
                         .get_or_try_init(|| async {
-                            let batches = collect_all(side, Arc::clone(&ctx)).await?;
                             let r = MemoryConsumer::new("TenonJoinExec broadcast")
                                 .register(ctx.memory_pool());
-                            charge(&batches, &r)?;
+                            let batches = collect_all(side, Arc::clone(&ctx), &r).await?;
                             Ok::<_, DataFusionError>(Arc::new((batches, r)))
                         })
                         .await
@@ -415,21 +422,18 @@ impl ExecutionPlan for TenonJoinExec {
             let (l, r): (Vec<RecordBatch>, Vec<RecordBatch>) = match broadcast {
                 Some(JoinSide::Left) => {
                     let b = shared(left, Arc::clone(&ctx)).await?;
-                    let probe = collect_partition(right, partition, ctx).await?;
-                    charge(&probe, &reservation)?;
+                    let probe = collect_partition(right, partition, ctx, &reservation).await?;
                     (b.0.clone(), probe)
                 }
                 Some(JoinSide::Right) => {
                     let b = shared(right, Arc::clone(&ctx)).await?;
-                    let probe = collect_partition(left, partition, ctx).await?;
-                    charge(&probe, &reservation)?;
+                    let probe = collect_partition(left, partition, ctx, &reservation).await?;
                     (probe, b.0.clone())
                 }
                 None => {
-                    let l = collect_partition(left, partition, Arc::clone(&ctx)).await?;
-                    charge(&l, &reservation)?;
-                    let r = collect_partition(right, partition, ctx).await?;
-                    charge(&r, &reservation)?;
+                    let l =
+                        collect_partition(left, partition, Arc::clone(&ctx), &reservation).await?;
+                    let r = collect_partition(right, partition, ctx, &reservation).await?;
                     (l, r)
                 }
             };
@@ -439,8 +443,19 @@ impl ExecutionPlan for TenonJoinExec {
             .await
             .map_err(|e| DataFusionError::External(Box::new(e)))?
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
-            drop(reservation);
-            Ok::<_, DataFusionError>(futures::stream::iter(out.into_iter().map(Ok)))
+            // the inputs are gone; the output is held until it is read
+            reservation.resize(out.iter().map(batch_bytes).sum());
+            let mut held = Some(reservation);
+            let mut batches = out.into_iter();
+            Ok::<_, DataFusionError>(futures::stream::poll_fn(move |_| {
+                let next = batches.next();
+                match (&next, held.as_mut()) {
+                    (Some(b), Some(r)) => r.shrink(batch_bytes(b).min(r.size())),
+                    (None, _) => held = None,
+                    _ => {}
+                }
+                std::task::Poll::Ready(next.map(Ok))
+            }))
         };
         let stream = futures::stream::once(run).try_flatten();
         Ok(Box::pin(RecordBatchStreamAdapter::new(

@@ -207,3 +207,52 @@ async fn not_in_over_a_subquery_with_a_null_keeps_datafusions_answer() {
     .await;
     assert!(got.is_empty(), "{got:?}");
 }
+
+/// A join whose inputs do not fit the session's memory pool fails with
+/// DataFusion's resources error naming tenon's join, as its collected
+/// batches are charged while they arrive; the same join fits a larger pool.
+#[tokio::test]
+async fn collected_inputs_are_charged_to_the_memory_pool() {
+    use datafusion::execution::SessionStateBuilder;
+    use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+
+    let rows: Vec<_> = (0..200_000).map(|i| (Some(i % 1000), Some(i))).collect();
+    for (limit, fits) in [(1usize << 20, false), (256 << 20, true)] {
+        for strategy in [JoinStrategy::Broadcast, JoinStrategy::ShuffleHash] {
+            let runtime = RuntimeEnvBuilder::new()
+                .with_memory_limit(limit, 1.0)
+                .build_arc()
+                .unwrap();
+            let state = SessionStateBuilder::new()
+                .with_config(SessionConfig::new().with_target_partitions(2))
+                .with_runtime_env(runtime)
+                .with_default_features()
+                .with_physical_optimizer_rules(tenon_datafusion::physical_optimizer_rules(
+                    TenonJoinRule::new().with_strategy(strategy),
+                ))
+                .build();
+            let ctx = SessionContext::new_with_state(state);
+            ctx.register_table("a", Arc::new(table(&rows, 8192)))
+                .unwrap();
+            ctx.register_table("b", Arc::new(table(&rows[..2000], 8192)))
+                .unwrap();
+            let result = ctx
+                .sql("SELECT count(*) FROM a JOIN b ON a.k = b.k")
+                .await
+                .unwrap()
+                .collect()
+                .await;
+            match (fits, result) {
+                (true, Ok(b)) => assert_eq!(rows_of(&b), ["400000"], "{strategy}"),
+                (false, Err(e)) => {
+                    let e = e.to_string();
+                    assert!(
+                        e.contains("Resources exhausted") && e.contains("TenonJoinExec"),
+                        "{strategy}: {e}"
+                    );
+                }
+                (fits, r) => panic!("{strategy} in {limit} bytes (fits: {fits}): {r:?}"),
+            }
+        }
+    }
+}

@@ -143,6 +143,7 @@ fn every_option_of_the_help_texts_is_in_docs_cli_md() {
         &["bench"],
         &["gen", "tpch"],
         &["gen", "synth"],
+        &["worker"],
     ] {
         let options = help_options(command);
         assert!(!options.is_empty(), "no options found for {command:?}");
