@@ -108,7 +108,7 @@ pub async fn hinted_sql_configured(
     }
     let planned = plan_joins(sql, &catalog, config)
         .map_err(|e| DataFusionError::Plan(format!("tenon: {e}")))?;
-    let decisions = decisions_in_plan_order(&planned)?;
+    let decisions = decisions_in_plan_order(&planned);
     // the scans read the context's tables
     let plan = planned
         .query
@@ -146,11 +146,10 @@ pub async fn hinted_sql_configured(
 
 /// The decisions of `planned`'s joins in the order DataFusion plans them:
 /// inputs first, left before right.
-fn decisions_in_plan_order(planned: &JoinPlan) -> Result<Vec<JoinDecision>> {
-    // (a Result for the walk to come: subquery plans are not walked yet)
+fn decisions_in_plan_order(planned: &JoinPlan) -> Vec<JoinDecision> {
     let mut out = Vec::new();
     post_order(&planned.query.plan, planned, &mut out);
-    Ok(out)
+    out
 }
 
 fn post_order(plan: &LogicalPlan, planned: &JoinPlan, out: &mut Vec<JoinDecision>) {

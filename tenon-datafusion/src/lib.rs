@@ -99,3 +99,36 @@ pub fn session_state(config: SessionConfig, rule: TenonJoinRule) -> SessionState
         .with_physical_optimizer_rules(physical_optimizer_rules(rule))
         .build()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rules tenon's is placed by are in DataFusion's list (a rename in
+    /// a DataFusion upgrade would otherwise put tenon's rule first).
+    #[test]
+    fn the_rules_tenons_is_placed_by_exist() {
+        let names: Vec<String> = PhysicalOptimizer::new()
+            .rules
+            .iter()
+            .map(|r| r.name().to_string())
+            .collect();
+        for name in [ENSURE_REQUIREMENTS, JOIN_SELECTION] {
+            assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
+        }
+        let rule = TenonJoinRule::new().with_decisions(vec![JoinDecision {
+            strategy: tenon_kernels::Strategy::Broadcast,
+            build_side: None,
+            keys: vec![],
+            reason: String::new(),
+            hinted: false,
+        }]);
+        let placed: Vec<String> = physical_optimizer_rules(rule)
+            .iter()
+            .map(|r| r.name().to_string())
+            .collect();
+        let at = |n: &str| placed.iter().position(|p| p == n).unwrap();
+        assert_eq!(at("TenonJoinDecisions"), at(JOIN_SELECTION) - 1);
+        assert_eq!(at("TenonJoins"), at(ENSURE_REQUIREMENTS) - 1);
+    }
+}

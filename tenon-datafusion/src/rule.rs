@@ -76,8 +76,9 @@ impl TenonJoinRule {
 
     /// The rule running every equi-join as `strategy` where its join type
     /// allows (a BROADCAST builds the side the join type does not
-    /// preserve; a FULL join falls back to SHUFFLE_HASH). Joins without
-    /// keys stay NEST_LOOP.
+    /// preserve; a FULL join falls back to SHUFFLE_HASH; NEST_LOOP tests
+    /// the keys with the rest of the condition). Joins without keys stay
+    /// NEST_LOOP.
     pub fn with_strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = Some(strategy);
         self
@@ -167,7 +168,8 @@ impl TenonJoinRule {
             },
             Strategy::ShuffleHash => (strategy, Some(preferred)),
             Strategy::ShuffleMerge => (strategy, None),
-            Strategy::NestLoop => (Strategy::ShuffleHash, Some(preferred)),
+            // the keys are tested with the rest of the condition
+            Strategy::NestLoop => (Strategy::NestLoop, None),
         }
     }
 

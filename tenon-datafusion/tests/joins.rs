@@ -118,6 +118,7 @@ proptest! {
             Just(Some(JoinStrategy::Broadcast)),
             Just(Some(JoinStrategy::ShuffleHash)),
             Just(Some(JoinStrategy::ShuffleMerge)),
+            Just(Some(JoinStrategy::NestLoop)),
         ],
         partitions in prop_oneof![Just(1usize), Just(4)],
         batch in prop_oneof![Just(1usize), Just(2), Just(7), Just(8192)],
@@ -150,6 +151,12 @@ proptest! {
             (want, got, plan)
         });
         prop_assert!(plan.contains("TenonJoinExec"), "{}\n{}", sql, plan);
+        // a forced strategy runs (BROADCAST falls back to SHUFFLE_HASH
+        // where the join type preserves both sides)
+        if let Some(s) = strategy.filter(|s| *s != JoinStrategy::Broadcast) {
+            let name = format!("strategy={s}");
+            prop_assert!(plan.contains(&name), "{}\n{}", sql, plan);
+        }
         prop_assert_eq!(got, want, "{}\n{}", sql, plan);
     }
 }
