@@ -25,7 +25,7 @@ use arrow_schema::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, JoinType as DfJoinType, Result};
 use datafusion::execution::TaskContext;
-use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
+use datafusion::execution::memory_pool::{MemoryConsumer, MemoryLimit, MemoryReservation};
 use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_expr::{
     EquivalenceProperties, Partitioning, PhysicalExpr, PhysicalExprRef,
@@ -39,8 +39,8 @@ use datafusion::physical_plan::{
 };
 use futures::{StreamExt, TryStreamExt};
 use tenon_kernels::{
-    HashJoin, HashJoinMode, Join, JoinInput, JoinKernel, JoinSide, JoinType, NestedLoopJoin,
-    SortMergeJoin, Strategy, batch_bytes,
+    HashJoin, HashJoinMode, Join, JoinInput, JoinKernel, JoinSide, JoinType, KernelError,
+    MemoryBudget, NestedLoopJoin, SortMergeJoin, Strategy, batch_bytes,
 };
 use tokio::sync::OnceCell;
 
@@ -403,6 +403,7 @@ impl ExecutionPlan for TenonJoinExec {
         let schema: SchemaRef = self.schema();
         let consumer = MemoryConsumer::new(format!("TenonJoinExec[{partition}]"));
         let reservation = consumer.register(ctx.memory_pool());
+        let pool = Arc::clone(ctx.memory_pool());
         let run = async move {
             // (left batches, right batches), the broadcast side shared
             let shared = |side: Arc<dyn ExecutionPlan>, ctx: Arc<TaskContext>| {
@@ -437,12 +438,25 @@ impl ExecutionPlan for TenonJoinExec {
                     (l, r)
                 }
             };
+            // The kernel's own tables (a hash table, sorted copies) come
+            // from a budget of what the pool has left when it starts: a
+            // kernel that needs more fails as DataFusion's operators do.
+            let free = match pool.memory_limit() {
+                MemoryLimit::Finite(limit) => limit.saturating_sub(pool.reserved()),
+                _ => usize::MAX,
+            };
+            let kernel = kernel.memory(MemoryBudget::new(free));
             let out = tokio::task::spawn_blocking(move || {
                 kernel.collect(JoinInput::new(lschema, l), JoinInput::new(rschema, r))
             })
             .await
             .map_err(|e| DataFusionError::External(Box::new(e)))?
-            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+            .map_err(|e| match e {
+                KernelError::MemoryLimitExceeded { .. } => {
+                    DataFusionError::ResourcesExhausted(format!("TenonJoinExec[{partition}]: {e}"))
+                }
+                e => DataFusionError::External(Box::new(e)),
+            })?;
             // the inputs are gone; the output is held until it is read
             reservation.resize(out.iter().map(batch_bytes).sum());
             let mut held = Some(reservation);

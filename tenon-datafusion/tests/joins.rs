@@ -263,3 +263,52 @@ async fn collected_inputs_are_charged_to_the_memory_pool() {
         }
     }
 }
+
+/// The kernel's own tables come from what the pool has left: inputs that
+/// fit (2 x 1.6 MB of keys in 4 MiB) with a hash table that does not fail
+/// with DataFusion's resources error from tenon's kernel; 24 MiB fits all.
+#[tokio::test]
+async fn the_kernels_tables_are_bounded_by_the_memory_pool() {
+    use datafusion::execution::SessionStateBuilder;
+    use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+    let rows: Vec<_> = (0..200_000).map(|i| (Some(i), Some(i))).collect();
+    for (mb, fits) in [(4usize, false), (24, true)] {
+        for strategy in [JoinStrategy::Broadcast, JoinStrategy::ShuffleHash] {
+            let runtime = RuntimeEnvBuilder::new()
+                .with_memory_limit(mb << 20, 1.0)
+                .build_arc()
+                .unwrap();
+            let state = SessionStateBuilder::new()
+                .with_config(SessionConfig::new().with_target_partitions(1))
+                .with_runtime_env(runtime)
+                .with_default_features()
+                .with_physical_optimizer_rules(tenon_datafusion::physical_optimizer_rules(
+                    TenonJoinRule::new().with_strategy(strategy),
+                ))
+                .build();
+            let ctx = SessionContext::new_with_state(state);
+            ctx.register_table("a", Arc::new(table(&rows, 8192)))
+                .unwrap();
+            ctx.register_table("b", Arc::new(table(&rows, 8192)))
+                .unwrap();
+            let result = ctx
+                .sql("SELECT count(*) FROM a JOIN b ON a.k = b.k")
+                .await
+                .unwrap()
+                .collect()
+                .await;
+            match (fits, result) {
+                (true, Ok(b)) => assert_eq!(rows_of(&b), ["200000"], "{strategy}"),
+                (false, Err(e)) => {
+                    let e = e.to_string();
+                    assert!(
+                        e.contains("Resources exhausted: TenonJoinExec")
+                            && e.contains("memory limit exceeded"),
+                        "{strategy}: {e}"
+                    );
+                }
+                (fits, r) => panic!("{strategy} in {mb} MiB (fits: {fits}): {r:?}"),
+            }
+        }
+    }
+}
