@@ -21,7 +21,6 @@ use std::fmt;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, JoinType as DfJoinType, Result};
 use datafusion::execution::TaskContext;
@@ -32,7 +31,7 @@ use datafusion::physical_expr::{
 };
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::joins::utils::JoinFilter as DfJoinFilter;
-use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::stream::RecordBatchReceiverStream;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, Distribution, ExecutionPlan, ExecutionPlanProperties,
     InputDistributionRequirements, PlanProperties, SendableRecordBatchStream,
@@ -43,6 +42,7 @@ use tenon_kernels::{
     MemoryBudget, NestedLoopJoin, SortMergeJoin, Strategy, batch_bytes,
 };
 use tokio::sync::OnceCell;
+use tokio::sync::mpsc::Sender;
 
 use crate::filter::DataFusionFilter;
 
@@ -395,86 +395,158 @@ impl ExecutionPlan for TenonJoinExec {
         partition: usize,
         ctx: Arc<TaskContext>,
     ) -> Result<SendableRecordBatchStream> {
-        let (left, right) = (Arc::clone(&self.left), Arc::clone(&self.right));
-        let (lschema, rschema) = (left.schema(), right.schema());
-        let broadcast = self.broadcast_build();
-        let built = Arc::clone(&self.built);
-        let kernel = self.kernel.clone();
-        let schema: SchemaRef = self.schema();
-        let consumer = MemoryConsumer::new(format!("TenonJoinExec[{partition}]"));
-        let reservation = consumer.register(ctx.memory_pool());
-        let pool = Arc::clone(ctx.memory_pool());
-        let run = async move {
-            // (left batches, right batches), the broadcast side shared
-            let shared = |side: Arc<dyn ExecutionPlan>, ctx: Arc<TaskContext>| {
-                let built = Arc::clone(&built);
-                async move {
-                    built
-                        .get_or_try_init(|| async {
-                            let r = MemoryConsumer::new("TenonJoinExec broadcast")
-                                .register(ctx.memory_pool());
-                            let batches = collect_all(side, Arc::clone(&ctx), &r).await?;
-                            Ok::<_, DataFusionError>(Arc::new((batches, r)))
-                        })
-                        .await
-                        .map(Arc::clone)
-                }
-            };
-            let (l, r): (Vec<RecordBatch>, Vec<RecordBatch>) = match broadcast {
-                Some(JoinSide::Left) => {
-                    let b = shared(left, Arc::clone(&ctx)).await?;
-                    let probe = collect_partition(right, partition, ctx, &reservation).await?;
-                    (b.0.clone(), probe)
-                }
-                Some(JoinSide::Right) => {
-                    let b = shared(right, Arc::clone(&ctx)).await?;
-                    let probe = collect_partition(left, partition, ctx, &reservation).await?;
-                    (probe, b.0.clone())
-                }
-                None => {
-                    let l =
-                        collect_partition(left, partition, Arc::clone(&ctx), &reservation).await?;
-                    let r = collect_partition(right, partition, ctx, &reservation).await?;
-                    (l, r)
-                }
-            };
-            // The kernel's own tables (a hash table, sorted copies) come
-            // from a budget of what the pool has left when it starts: a
-            // kernel that needs more fails as DataFusion's operators do.
-            let free = match pool.memory_limit() {
-                MemoryLimit::Finite(limit) => limit.saturating_sub(pool.reserved()),
-                _ => usize::MAX,
-            };
-            let kernel = kernel.memory(MemoryBudget::new(free));
-            let out = tokio::task::spawn_blocking(move || {
-                kernel.collect(JoinInput::new(lschema, l), JoinInput::new(rschema, r))
-            })
-            .await
-            .map_err(|e| DataFusionError::External(Box::new(e)))?
-            .map_err(|e| match e {
-                KernelError::MemoryLimitExceeded { .. } => {
-                    DataFusionError::ResourcesExhausted(format!("TenonJoinExec[{partition}]: {e}"))
-                }
-                e => DataFusionError::External(Box::new(e)),
-            })?;
-            // the inputs are gone; the output is held until it is read
-            reservation.resize(out.iter().map(batch_bytes).sum());
-            let mut held = Some(reservation);
-            let mut batches = out.into_iter();
-            Ok::<_, DataFusionError>(futures::stream::poll_fn(move |_| {
-                let next = batches.next();
-                match (&next, held.as_mut()) {
-                    (Some(b), Some(r)) => r.shrink(batch_bytes(b).min(r.size())),
-                    (None, _) => held = None,
-                    _ => {}
-                }
-                std::task::Poll::Ready(next.map(Ok))
-            }))
+        let job = Job {
+            left: Arc::clone(&self.left),
+            right: Arc::clone(&self.right),
+            broadcast: self.broadcast_build(),
+            built: Arc::clone(&self.built),
+            kernel: self.kernel.clone(),
+            partition,
+            ctx,
         };
-        let stream = futures::stream::once(run).try_flatten();
-        Ok(Box::pin(RecordBatchStreamAdapter::new(
-            schema,
-            stream.boxed(),
-        )))
+        // A few output batches ahead of the reader; dropping the stream
+        // aborts the collection and makes the kernel's next output fail,
+        // which stops it.
+        let mut builder = RecordBatchReceiverStream::builder(self.schema(), 2);
+        let tx = builder.tx();
+        builder.spawn(job.run(tx));
+        Ok(builder.build())
+    }
+}
+
+/// One partition of a [`TenonJoinExec`] at work.
+struct Job {
+    left: Arc<dyn ExecutionPlan>,
+    right: Arc<dyn ExecutionPlan>,
+    broadcast: Option<JoinSide>,
+    built: Arc<OnceCell<Arc<Broadcast>>>,
+    kernel: Join,
+    partition: usize,
+    ctx: Arc<TaskContext>,
+}
+
+impl Job {
+    /// Collects the side the kernel holds whole (a broadcast's shared by
+    /// every partition), streams the other side through the kernel batch
+    /// by batch when the kernel takes it so (the hash joins), else
+    /// collects it too, and sends the output to `tx` as it comes.
+    async fn run(self, tx: Sender<Result<RecordBatch>>) -> Result<()> {
+        let Job {
+            left,
+            right,
+            broadcast,
+            built,
+            kernel,
+            partition,
+            ctx,
+        } = self;
+        let (lschema, rschema) = (left.schema(), right.schema());
+        let reservation =
+            MemoryConsumer::new(format!("TenonJoinExec[{partition}]")).register(ctx.memory_pool());
+        let held = |side: JoinSide| {
+            let plan = match side {
+                JoinSide::Left => Arc::clone(&left),
+                JoinSide::Right => Arc::clone(&right),
+            };
+            let (ctx, built, reservation) = (Arc::clone(&ctx), Arc::clone(&built), &reservation);
+            async move {
+                if broadcast != Some(side) {
+                    return collect_partition(plan, partition, ctx, reservation).await;
+                }
+                let shared = built
+                    .get_or_try_init(|| async {
+                        let r = MemoryConsumer::new("TenonJoinExec broadcast")
+                            .register(ctx.memory_pool());
+                        let batches = collect_all(plan, Arc::clone(&ctx), &r).await?;
+                        Ok::<_, DataFusionError>(Arc::new((batches, r)))
+                    })
+                    .await?;
+                Ok(shared.0.clone())
+            }
+        };
+        // The kernel's own tables (a hash table, sorted copies) come from
+        // a budget of what the pool has left when it starts: a kernel that
+        // needs more fails as DataFusion's operators do.
+        let pool = ctx.memory_pool();
+        let free = match pool.memory_limit() {
+            MemoryLimit::Finite(limit) => limit.saturating_sub(pool.reserved()),
+            _ => usize::MAX,
+        };
+        let kernel = kernel.memory(MemoryBudget::new(free));
+        let out = tx.clone();
+        let sink =
+            move |b: RecordBatch| out.blocking_send(Ok(b)).map_err(|_| KernelError::Cancelled);
+        let fed_build = kernel
+            .fed()
+            .map(|f| f.build_side())
+            .filter(|side| broadcast.is_none() || broadcast == Some(*side));
+        let joined = match fed_build {
+            Some(build) => {
+                let held_batches = held(build).await?;
+                let probe_plan = match build {
+                    JoinSide::Left => right,
+                    JoinSide::Right => left,
+                };
+                let mut probe = probe_plan.execute(partition, Arc::clone(&ctx))?;
+                let (ptx, prx) = tokio::sync::mpsc::channel::<RecordBatch>(2);
+                let feeder = async move {
+                    while let Some(batch) = probe.next().await {
+                        if ptx.send(batch?).await.is_err() {
+                            break; // the kernel stopped
+                        }
+                    }
+                    Ok::<_, DataFusionError>(())
+                };
+                let (l, r) = match build {
+                    JoinSide::Left => (
+                        JoinInput::new(lschema, held_batches),
+                        JoinInput::new(rschema, Vec::new()),
+                    ),
+                    JoinSide::Right => (
+                        JoinInput::new(lschema, Vec::new()),
+                        JoinInput::new(rschema, held_batches),
+                    ),
+                };
+                let prx = std::sync::Mutex::new(prx);
+                let kernel_task = tokio::task::spawn_blocking(move || {
+                    let fed = kernel.fed().expect("a fed kernel");
+                    fed.for_each_fed(
+                        &l,
+                        &r,
+                        &|probe| {
+                            let mut prx = prx.lock().unwrap_or_else(|e| e.into_inner());
+                            while let Some(batch) = prx.blocking_recv() {
+                                probe(batch)?;
+                            }
+                            Ok(())
+                        },
+                        &sink,
+                    )
+                });
+                // the probe side's error first: the kernel then saw its
+                // input end early, and what it sent is not the answer
+                feeder.await?;
+                kernel_task.await
+            }
+            None => {
+                let l = held(JoinSide::Left).await?;
+                let r = held(JoinSide::Right).await?;
+                tokio::task::spawn_blocking(move || {
+                    kernel.for_each(
+                        &JoinInput::new(lschema, l),
+                        &JoinInput::new(rschema, r),
+                        &sink,
+                    )
+                })
+                .await
+            }
+        };
+        match joined.map_err(|e| DataFusionError::External(Box::new(e)))? {
+            Ok(()) | Err(KernelError::Cancelled) => Ok(()),
+            Err(e @ KernelError::MemoryLimitExceeded { .. }) => Err(
+                DataFusionError::ResourcesExhausted(format!("TenonJoinExec[{partition}]: {e}")),
+            ),
+            Err(e) => Err(DataFusionError::External(Box::new(e))),
+        }
     }
 }

@@ -264,18 +264,22 @@ async fn collected_inputs_are_charged_to_the_memory_pool() {
     }
 }
 
-/// The kernel's own tables come from what the pool has left: inputs that
-/// fit (2 x 1.6 MB of keys in 4 MiB) with a hash table that does not fail
-/// with DataFusion's resources error from tenon's kernel; 24 MiB fits all.
+/// The kernel's own tables come from what the pool has left: a build side
+/// that fits (1.6 MB of keys in 2.5 MiB; the probe side streams through)
+/// with a hash table that does not fails with DataFusion's resources error
+/// from tenon's kernel; 24 MiB fits all.
 #[tokio::test]
 async fn the_kernels_tables_are_bounded_by_the_memory_pool() {
     use datafusion::execution::SessionStateBuilder;
     use datafusion::execution::runtime_env::RuntimeEnvBuilder;
-    let rows: Vec<_> = (0..200_000).map(|i| (Some(i), Some(i))).collect();
-    for (mb, fits) in [(4usize, false), (24, true)] {
+    // keys too sparse for a direct index: a hash table
+    let rows: Vec<_> = (0..200_000)
+        .map(|i| (Some(i * 1_000_003), Some(i)))
+        .collect();
+    for (kib, fits) in [(2560usize, false), (24 << 10, true)] {
         for strategy in [JoinStrategy::Broadcast, JoinStrategy::ShuffleHash] {
             let runtime = RuntimeEnvBuilder::new()
-                .with_memory_limit(mb << 20, 1.0)
+                .with_memory_limit(kib << 10, 1.0)
                 .build_arc()
                 .unwrap();
             let state = SessionStateBuilder::new()
@@ -307,7 +311,7 @@ async fn the_kernels_tables_are_bounded_by_the_memory_pool() {
                         "{strategy}: {e}"
                     );
                 }
-                (fits, r) => panic!("{strategy} in {mb} MiB (fits: {fits}): {r:?}"),
+                (fits, r) => panic!("{strategy} in {kib} KiB (fits: {fits}): {r:?}"),
             }
         }
     }
