@@ -2,8 +2,10 @@
 //! query and its join hints (`SELECT /*+ BROADCAST(n) */ ...`, with
 //! Flink's rules: docs/hints.md) against the context's tables and decides
 //! every join; DataFusion then plans the same logical plan, and the
-//! decided joins become [`TenonJoinExec`]s with the strategy and build
-//! side tenon decided ([`JoinDecision`], applied by [`TenonJoinRule`]).
+//! hinted joins become [`TenonJoinExec`]s with the strategy and build side
+//! their hints decided ([`JoinDecision`], applied by [`TenonJoinRule`]);
+//! the others become tenon's joins with DataFusion's choice of strategy
+//! and build side, which it makes from its files' statistics.
 //!
 //! DataFusion's physical planner turns the logical joins into physical
 //! ones in the same order (inputs first, left before right), so the rule
@@ -33,7 +35,8 @@ use crate::{BroadcastExchange, TenonJoinRule, physical_optimizer_rules};
 /// belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JoinDecision {
-    /// The strategy.
+    /// The strategy (for a join without a hint, what tenon's default would
+    /// choose without size estimates; DataFusion's choice runs instead).
     pub strategy: Strategy,
     /// The build side (BROADCAST, SHUFFLE_HASH).
     pub build_side: Option<JoinSide>,
@@ -48,8 +51,10 @@ pub struct JoinDecision {
 }
 
 /// `sql`, hints and all, planned by tenon's front end against `ctx`'s
-/// tables, as a DataFrame whose joins run tenon's kernels as decided
-/// (module docs), with the decisions in plan order.
+/// tables, as a DataFrame whose joins run tenon's kernels: a hinted join
+/// with the strategy and build side its hint decided, the others with
+/// DataFusion's choice (module docs); the decisions in plan order (a join
+/// without a hint is listed with the reason `no hint: ...`).
 ///
 /// # Errors
 ///
@@ -137,7 +142,12 @@ pub async fn hinted_sql_configured(
         }
         _ => rule,
     };
-    let rule = rule.with_decisions(decisions.clone());
+    // Only hints decide: a join without one keeps DataFusion's choice,
+    // made from the sizes its files' metadata give (tenon's front end sees
+    // only the context's schemas here, and its default without estimates
+    // may build the larger side).
+    let hinted = decisions.iter().filter(|d| d.hinted).cloned().collect();
+    let rule = rule.with_decisions(hinted);
     let state = SessionStateBuilder::new_from_existing(ctx.state())
         .with_physical_optimizer_rules(physical_optimizer_rules(rule))
         .build();
@@ -180,7 +190,11 @@ fn post_order(plan: &LogicalPlan, planned: &JoinPlan, out: &mut Vec<JoinDecision
                 strategy: decision.strategy,
                 build_side: decision.build_side,
                 keys: keys.unwrap_or_else(|| vec![("(expression)".into(), "(expression)".into())]),
-                reason: decision.reason.clone(),
+                reason: if hinted {
+                    decision.reason.clone()
+                } else {
+                    "no hint: DataFusion's choice, from its statistics".to_string()
+                },
                 hinted,
             });
         }

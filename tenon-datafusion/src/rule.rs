@@ -7,7 +7,10 @@
 //! `EnsureRequirements` (which then gives each tenon join the distribution
 //! its strategy asks for: [`crate::exec`]). Without a strategy of its own
 //! for a join, the rule keeps DataFusion's choice: a `CollectLeft` hash
-//! join is a BROADCAST of its left input, a partitioned one SHUFFLE_HASH,
+//! join is a BROADCAST of its left input (SHUFFLE_HASH building the left
+//! input when the join outputs it, as a left semi or anti join does: a
+//! broadcast may build only a side the join does not output, and the
+//! right one is the large one), a partitioned one SHUFFLE_HASH,
 //! a sort-merge join SHUFFLE_MERGE, a nested-loop join NEST_LOOP. A join
 //! no kernel runs (a mark join, keys that are expressions, a hash join
 //! with an embedded projection) stays DataFusion's.
@@ -162,6 +165,17 @@ impl TenonJoinRule {
             None => (Strategy::ShuffleHash, JoinSide::Left),
         };
         match strategy {
+            // DataFusion's broadcast of a side the join type outputs
+            // (CollectLeft of a left semi or anti join: the small side):
+            // tenon's broadcast may not build it, and broadcasting the other
+            // (large) side instead would copy it to every task; shuffling
+            // both sides by key builds the small side.
+            Strategy::Broadcast
+                if self.strategy.is_none()
+                    && broadcast_side(join_type, preferred) != Some(preferred) =>
+            {
+                (Strategy::ShuffleHash, Some(preferred))
+            }
             Strategy::Broadcast => match broadcast_side(join_type, preferred) {
                 Some(side) => (Strategy::Broadcast, Some(side)),
                 None => (Strategy::ShuffleHash, Some(preferred)),

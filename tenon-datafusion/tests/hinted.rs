@@ -112,3 +112,29 @@ async fn tenons_errors_come_back_in_its_words() {
         .to_string();
     assert!(e.contains("nowhere"), "{e}");
 }
+
+/// A join without a hint keeps DataFusion's choice, which it makes from
+/// the tables' sizes: the smaller input (orders) is built, whichever side
+/// the query writes it on (tenon's default without estimates would build
+/// the right input).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_join_without_a_hint_builds_the_side_datafusion_chooses() {
+    let ctx = tpch_context();
+    for sql in [
+        "SELECT count(*) FROM orders o JOIN lineitem l ON o.o_orderkey = l.l_orderkey",
+        "SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey",
+    ] {
+        let (df, decisions) = hinted_sql(&ctx, sql).await.unwrap();
+        assert_eq!(decisions.len(), 1, "{decisions:?}");
+        assert!(!decisions[0].hinted && decisions[0].reason.starts_with("no hint"));
+        let plan = df.clone().create_physical_plan().await.unwrap();
+        let text = displayable(plan.as_ref()).indent(false).to_string();
+        let join = text
+            .lines()
+            .find(|l| l.contains("TenonJoinExec"))
+            .unwrap_or_else(|| panic!("{sql}\n{text}"));
+        let built_first = join.contains("build=left") && join.contains("on=[(o_orderkey");
+        let built_second = join.contains("build=right") && join.contains(", o_orderkey");
+        assert!(built_first || built_second, "{sql}: orders is not built\n{text}");
+    }
+}

@@ -352,7 +352,7 @@ fn explain_text(joins: Joins<'_>, stages: &str, json: bool) -> String {
             .iter()
             .map(|d| {
                 serde_json::json!({
-                    "strategy": d.strategy.to_string(),
+                    "strategy": if d.hinted { d.strategy.to_string() } else { "DATAFUSION".into() },
                     "build_side": d.build_side.map(|s| format!("{s:?}").to_lowercase()),
                     "keys": d.keys.iter().map(|(l, r)| format!("{l} = {r}")).collect::<Vec<_>>(),
                     "reason": d.reason,
@@ -370,9 +370,13 @@ fn explain_text(joins: Joins<'_>, stages: &str, json: bool) -> String {
     }
     for d in decisions {
         let keys: Vec<_> = d.keys.iter().map(|(l, r)| format!("{l} = {r}")).collect();
+        let strategy = if d.hinted {
+            d.strategy.to_string()
+        } else {
+            "DataFusion's choice".to_string()
+        };
         text.push_str(&format!(
-            "  {} on {} ({})\n",
-            d.strategy,
+            "  {strategy} on {} ({})\n",
             keys.join(" AND "),
             d.reason
         ));
