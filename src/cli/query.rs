@@ -115,15 +115,9 @@ fn fail(e: Error) -> CliError {
     }
 }
 
-fn session(args: &QueryArgs) -> Result<Session, CliError> {
-    let mut config = Config::default();
-    for pair in &args.settings {
-        config
-            .set_pair(pair)
-            .map_err(|e| CliError::usage(format!("--set {pair}: {e}")))?;
-    }
-    // Through `Config::set`, so that the options and `--set` have the same
-    // bounds and messages.
+/// `--threads` and `--batch-size` into `config`, through `Config::set`,
+/// so that the options and `--set` have the same bounds and messages.
+fn thread_and_batch_options(config: &mut Config, args: &QueryArgs) -> Result<(), CliError> {
     if let Some(t) = args.threads {
         config
             .set("threads", &t.to_string())
@@ -134,6 +128,17 @@ fn session(args: &QueryArgs) -> Result<Session, CliError> {
             .set("batch_size", &b.to_string())
             .map_err(|e| CliError::usage(format!("--batch-size {b}: {e}")))?;
     }
+    Ok(())
+}
+
+fn session(args: &QueryArgs) -> Result<Session, CliError> {
+    let mut config = Config::default();
+    for pair in &args.settings {
+        config
+            .set_pair(pair)
+            .map_err(|e| CliError::usage(format!("--set {pair}: {e}")))?;
+    }
+    thread_and_batch_options(&mut config, args)?;
     let mut session = Session::new(config).map_err(fail)?;
     let text = script_text(args);
     let declared = text.as_deref().map(declared_tables).unwrap_or_default();

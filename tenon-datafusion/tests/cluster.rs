@@ -137,24 +137,29 @@ async fn tpch_through_three_worker_processes_gives_the_local_rows() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_dead_worker_fails_the_query_naming_it_without_a_hang() {
-    let dir = std::env::temp_dir().join(format!("tenon-cluster-dead-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// A coordinator on `urls` with tables `a` and `b`, both `dir/a.csv`:
+/// `rows` rows of `k` (`keys` distinct values) and `v`, a task per
+/// `task_bytes` of it.
+async fn self_join_cluster(
+    dir: &std::path::Path,
+    rows: usize,
+    keys: usize,
+    urls: &[String],
+    task_bytes: usize,
+) -> SessionContext {
+    std::fs::create_dir_all(dir).unwrap();
     let mut a = String::from("k,v\n");
-    for i in 0..200_000 {
-        a.push_str(&format!("{},{i}\n", i % 1000));
+    for i in 0..rows {
+        a.push_str(&format!("{},{i}\n", i % keys));
     }
     std::fs::write(dir.join("a.csv"), &a).unwrap();
-    let (mut workers, urls) = start_workers(3);
-    let rule = TenonJoinRule::new();
     let state = coordinator_builder(
         SessionConfig::new().with_target_partitions(2),
-        rule.clone(),
-        &urls,
+        TenonJoinRule::new(),
+        urls,
     )
     .unwrap()
-    .with_distributed_file_scan_config_bytes_per_partition(64 << 10)
+    .with_distributed_file_scan_config_bytes_per_partition(task_bytes)
     .unwrap()
     .build();
     let cluster = SessionContext::from(state);
@@ -168,11 +173,21 @@ async fn a_dead_worker_fails_the_query_naming_it_without_a_hang() {
             .await
             .unwrap();
     }
+    cluster
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_worker_fails_the_query_naming_it_without_a_hang() {
+    let dir = std::env::temp_dir().join(format!("tenon-cluster-dead-{}", std::process::id()));
+    let (mut workers, urls) = start_workers(3);
+    let cluster = self_join_cluster(&dir, 200_000, 1000, &urls, 64 << 10).await;
     // the second worker dies before the query
     let _ = workers.0[1].kill();
     let _ = workers.0[1].wait();
     let sql = "SELECT /*+ SHUFFLE_HASH(b) */ count(*) FROM a JOIN b ON a.k = b.k";
-    let (df, _) = hinted_sql_with(&cluster, sql, rule).await.unwrap();
+    let (df, _) = hinted_sql_with(&cluster, sql, TenonJoinRule::new())
+        .await
+        .unwrap();
     let started = Instant::now();
     let result = tokio::time::timeout(Duration::from_secs(60), df.collect()).await;
     let e = match result {
@@ -261,34 +276,9 @@ async fn a_worker_without_tenons_codec_names_the_node_it_cannot_decode() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let dir = std::env::temp_dir().join(format!("tenon-cluster-stock-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut a = String::from("k,v\n");
-    for i in 0..20_000 {
-        a.push_str(&format!("{},{i}\n", i % 100));
-    }
-    std::fs::write(dir.join("a.csv"), &a).unwrap();
     // twice: with one worker the engine would run everything here
     let urls = vec![format!("http://127.0.0.1:{port}"); 2];
-    let state = coordinator_builder(
-        SessionConfig::new().with_target_partitions(2),
-        TenonJoinRule::new(),
-        &urls,
-    )
-    .unwrap()
-    .with_distributed_file_scan_config_bytes_per_partition(16 << 10)
-    .unwrap()
-    .build();
-    let cluster = SessionContext::from(state);
-    for t in ["a", "b"] {
-        cluster
-            .register_csv(
-                t,
-                dir.join("a.csv").to_str().unwrap(),
-                CsvReadOptions::new(),
-            )
-            .await
-            .unwrap();
-    }
+    let cluster = self_join_cluster(&dir, 20_000, 100, &urls, 16 << 10).await;
     let sql = "SELECT /*+ SHUFFLE_HASH(b) */ count(*) FROM a JOIN b ON a.k = b.k";
     let (df, _) = tenon_datafusion::hinted_sql(&cluster, sql).await.unwrap();
     let result = tokio::time::timeout(Duration::from_secs(60), df.collect()).await;

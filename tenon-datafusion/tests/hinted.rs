@@ -135,6 +135,9 @@ async fn a_join_without_a_hint_builds_the_side_datafusion_chooses() {
             .unwrap_or_else(|| panic!("{sql}\n{text}"));
         let built_first = join.contains("build=left") && join.contains("on=[(o_orderkey");
         let built_second = join.contains("build=right") && join.contains(", o_orderkey");
-        assert!(built_first || built_second, "{sql}: orders is not built\n{text}");
+        assert!(
+            built_first || built_second,
+            "{sql}: orders is not built\n{text}"
+        );
     }
 }

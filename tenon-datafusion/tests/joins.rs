@@ -215,42 +215,52 @@ async fn not_in_over_a_subquery_with_a_null_keeps_datafusions_answer() {
     assert!(got.is_empty(), "{got:?}");
 }
 
+/// `SELECT count(*) FROM a JOIN b ON a.k = b.k` under `strategy`, in a
+/// session whose memory pool holds `limit` bytes.
+async fn count_in_pool(
+    limit: usize,
+    partitions: usize,
+    strategy: JoinStrategy,
+    a: &[(Option<i64>, Option<i64>)],
+    b: &[(Option<i64>, Option<i64>)],
+) -> datafusion::error::Result<Vec<String>> {
+    use datafusion::execution::SessionStateBuilder;
+    use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+    let runtime = RuntimeEnvBuilder::new()
+        .with_memory_limit(limit, 1.0)
+        .build_arc()?;
+    let state = SessionStateBuilder::new()
+        .with_config(SessionConfig::new().with_target_partitions(partitions))
+        .with_runtime_env(runtime)
+        .with_default_features()
+        .with_physical_optimizer_rules(tenon_datafusion::physical_optimizer_rules(
+            TenonJoinRule::new().with_strategy(strategy),
+        ))
+        .build();
+    let ctx = SessionContext::new_with_state(state);
+    ctx.register_table("a", Arc::new(table(a, 8192)))?;
+    ctx.register_table("b", Arc::new(table(b, 8192)))?;
+    let batches = ctx
+        .sql("SELECT count(*) FROM a JOIN b ON a.k = b.k")
+        .await?
+        .collect()
+        .await?;
+    Ok(rows_of(&batches))
+}
+
 /// A join whose inputs do not fit the session's memory pool fails with
 /// DataFusion's resources error naming tenon's join, as its collected
 /// batches are charged while they arrive; the same join fits a larger pool.
 #[tokio::test]
 async fn collected_inputs_are_charged_to_the_memory_pool() {
-    use datafusion::execution::SessionStateBuilder;
-    use datafusion::execution::runtime_env::RuntimeEnvBuilder;
-
     let rows: Vec<_> = (0..200_000).map(|i| (Some(i % 1000), Some(i))).collect();
     for (limit, fits) in [(1usize << 20, false), (256 << 20, true)] {
         for strategy in [JoinStrategy::Broadcast, JoinStrategy::ShuffleHash] {
-            let runtime = RuntimeEnvBuilder::new()
-                .with_memory_limit(limit, 1.0)
-                .build_arc()
-                .unwrap();
-            let state = SessionStateBuilder::new()
-                .with_config(SessionConfig::new().with_target_partitions(2))
-                .with_runtime_env(runtime)
-                .with_default_features()
-                .with_physical_optimizer_rules(tenon_datafusion::physical_optimizer_rules(
-                    TenonJoinRule::new().with_strategy(strategy),
-                ))
-                .build();
-            let ctx = SessionContext::new_with_state(state);
-            ctx.register_table("a", Arc::new(table(&rows, 8192)))
-                .unwrap();
-            ctx.register_table("b", Arc::new(table(&rows[..2000], 8192)))
-                .unwrap();
-            let result = ctx
-                .sql("SELECT count(*) FROM a JOIN b ON a.k = b.k")
-                .await
-                .unwrap()
-                .collect()
-                .await;
-            match (fits, result) {
-                (true, Ok(b)) => assert_eq!(rows_of(&b), ["400000"], "{strategy}"),
+            match (
+                fits,
+                count_in_pool(limit, 2, strategy, &rows, &rows[..2000]).await,
+            ) {
+                (true, Ok(r)) => assert_eq!(r, ["400000"], "{strategy}"),
                 (false, Err(e)) => {
                     let e = e.to_string();
                     assert!(
@@ -270,39 +280,17 @@ async fn collected_inputs_are_charged_to_the_memory_pool() {
 /// from tenon's kernel; 24 MiB fits all.
 #[tokio::test]
 async fn the_kernels_tables_are_bounded_by_the_memory_pool() {
-    use datafusion::execution::SessionStateBuilder;
-    use datafusion::execution::runtime_env::RuntimeEnvBuilder;
     // keys too sparse for a direct index: a hash table
     let rows: Vec<_> = (0..200_000)
         .map(|i| (Some(i * 1_000_003), Some(i)))
         .collect();
     for (kib, fits) in [(2560usize, false), (24 << 10, true)] {
         for strategy in [JoinStrategy::Broadcast, JoinStrategy::ShuffleHash] {
-            let runtime = RuntimeEnvBuilder::new()
-                .with_memory_limit(kib << 10, 1.0)
-                .build_arc()
-                .unwrap();
-            let state = SessionStateBuilder::new()
-                .with_config(SessionConfig::new().with_target_partitions(1))
-                .with_runtime_env(runtime)
-                .with_default_features()
-                .with_physical_optimizer_rules(tenon_datafusion::physical_optimizer_rules(
-                    TenonJoinRule::new().with_strategy(strategy),
-                ))
-                .build();
-            let ctx = SessionContext::new_with_state(state);
-            ctx.register_table("a", Arc::new(table(&rows, 8192)))
-                .unwrap();
-            ctx.register_table("b", Arc::new(table(&rows, 8192)))
-                .unwrap();
-            let result = ctx
-                .sql("SELECT count(*) FROM a JOIN b ON a.k = b.k")
-                .await
-                .unwrap()
-                .collect()
-                .await;
-            match (fits, result) {
-                (true, Ok(b)) => assert_eq!(rows_of(&b), ["200000"], "{strategy}"),
+            match (
+                fits,
+                count_in_pool(kib << 10, 1, strategy, &rows, &rows).await,
+            ) {
+                (true, Ok(r)) => assert_eq!(r, ["200000"], "{strategy}"),
                 (false, Err(e)) => {
                     let e = e.to_string();
                     assert!(

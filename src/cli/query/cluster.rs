@@ -17,7 +17,7 @@ use tenon_datafusion::datafusion::common::DataFusionError;
 use tenon_datafusion::datafusion::prelude::{SessionConfig, SessionContext};
 use tenon_datafusion::{TenonJoinRule, hinted_sql_configured};
 
-use super::{CliError, QueryArgs, output_error, table_specs};
+use super::{CliError, QueryArgs, output_error, table_specs, thread_and_batch_options};
 
 /// How long each worker has to answer before a query (`cluster.timeout`).
 const DEFAULT_WORKER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -283,16 +283,7 @@ fn settings(args: &QueryArgs) -> Result<(Config, ClusterSettings), CliError> {
             }
         }
     }
-    if let Some(t) = args.threads {
-        config
-            .set("threads", &t.to_string())
-            .map_err(|e| CliError::usage(format!("--threads {t}: {e}")))?;
-    }
-    if let Some(b) = args.batch_size {
-        config
-            .set("batch_size", &b.to_string())
-            .map_err(|e| CliError::usage(format!("--batch-size {b}: {e}")))?;
-    }
+    thread_and_batch_options(&mut config, args)?;
     Ok((config, cluster))
 }
 
