@@ -53,6 +53,9 @@ struct TenonJoinNode {
     right_keys: Vec<protobuf::PhysicalExprNode>,
     #[prost(message, optional, tag = "8")]
     filter: Option<protobuf::JoinFilter>,
+    /// NOT IN's null-aware anti join.
+    #[prost(bool, tag = "9")]
+    null_aware: bool,
 }
 
 /// Reads and writes [`TenonJoinExec`] nodes (module docs).
@@ -164,6 +167,13 @@ impl PhysicalExtensionCodec for TenonCodec {
                 ))
             }
         };
+        if node.null_aware {
+            return Ok(Arc::new(TenonJoinExec::try_new_not_in(
+                Arc::clone(left),
+                Arc::clone(right),
+                on,
+            )?));
+        }
         Ok(Arc::new(TenonJoinExec::try_new(
             Arc::clone(left),
             Arc::clone(right),
@@ -224,6 +234,7 @@ impl PhysicalExtensionCodec for TenonCodec {
                 None => String::new(),
             },
             null_equal: join.null_equal(),
+            null_aware: join.null_aware(),
             left_keys,
             right_keys,
             filter,

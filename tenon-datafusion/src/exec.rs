@@ -54,6 +54,8 @@ pub struct TenonJoinExec {
     on: Vec<(PhysicalExprRef, PhysicalExprRef)>,
     filter: Option<DfJoinFilter>,
     df_join_type: DfJoinType,
+    /// NOT IN's null-aware anti join (kernel `LeftAntiNullAware`).
+    null_aware: bool,
     null_equal: bool,
     strategy: Strategy,
     build_side: Option<JoinSide>,
@@ -89,7 +91,9 @@ pub fn broadcast_side(t: JoinType, preferred: JoinSide) -> Option<JoinSide> {
         JoinType::Inner => Some(preferred),
         JoinType::Left | JoinType::LeftSemi | JoinType::LeftAnti => Some(JoinSide::Right),
         JoinType::Right | JoinType::RightSemi | JoinType::RightAnti => Some(JoinSide::Left),
-        JoinType::Full | JoinType::LeftAntiNullAware => None,
+        // NOT IN: every partition of the left side sees the whole right
+        JoinType::LeftAntiNullAware => Some(JoinSide::Right),
+        JoinType::Full => None,
     }
 }
 
@@ -116,9 +120,69 @@ impl TenonJoinExec {
         strategy: Strategy,
         build_side: Option<JoinSide>,
     ) -> Result<Self> {
+        let kernel_type = kernel_join_type(join_type).ok_or_else(|| {
+            DataFusionError::Plan(format!("tenon join: no kernel runs a {join_type} join"))
+        })?;
+        Self::with_kernel_type(
+            left,
+            right,
+            on,
+            filter,
+            join_type,
+            kernel_type,
+            null_equal,
+            strategy,
+            build_side,
+        )
+    }
+
+    /// SQL's `left.k NOT IN (SELECT right.k ...)`: DataFusion's null-aware
+    /// anti join (a NULL among the right keys removes every left row; a
+    /// left row with a NULL key goes whenever the right side has a row),
+    /// run as a BROADCAST of the right side, which every partition of the
+    /// left side must see whole for a NULL on it to remove every row.
+    ///
+    /// # Errors
+    ///
+    /// Not one key column a side.
+    pub fn try_new_not_in(
+        left: Arc<dyn ExecutionPlan>,
+        right: Arc<dyn ExecutionPlan>,
+        on: Vec<(PhysicalExprRef, PhysicalExprRef)>,
+    ) -> Result<Self> {
+        if on.len() != 1 {
+            return Err(DataFusionError::Plan(format!(
+                "tenon join: NOT IN compares one column, not {}",
+                on.len()
+            )));
+        }
+        Self::with_kernel_type(
+            left,
+            right,
+            on,
+            None,
+            &DfJoinType::LeftAnti,
+            JoinType::LeftAntiNullAware,
+            false,
+            Strategy::Broadcast,
+            Some(JoinSide::Right),
+        )
+    }
+
+    /// [`TenonJoinExec::try_new`] with the kernel's join type given.
+    #[allow(clippy::too_many_arguments)]
+    fn with_kernel_type(
+        left: Arc<dyn ExecutionPlan>,
+        right: Arc<dyn ExecutionPlan>,
+        on: Vec<(PhysicalExprRef, PhysicalExprRef)>,
+        filter: Option<DfJoinFilter>,
+        join_type: &DfJoinType,
+        kernel_type: JoinType,
+        null_equal: bool,
+        strategy: Strategy,
+        build_side: Option<JoinSide>,
+    ) -> Result<Self> {
         let plan_err = |m: String| DataFusionError::Plan(format!("tenon join: {m}"));
-        let kernel_type = kernel_join_type(join_type)
-            .ok_or_else(|| plan_err(format!("no kernel runs a {join_type} join")))?;
         let mut keys = Vec::with_capacity(on.len());
         for (l, r) in &on {
             let column = |e: &PhysicalExprRef| e.downcast_ref::<Column>().map(Column::index);
@@ -209,6 +273,7 @@ impl TenonJoinExec {
             on,
             filter,
             df_join_type: *join_type,
+            null_aware: kernel_type == JoinType::LeftAntiNullAware,
             null_equal,
             strategy,
             build_side,
@@ -226,6 +291,12 @@ impl TenonJoinExec {
     /// The side it builds (`None` for SHUFFLE_MERGE).
     pub fn build_side(&self) -> Option<JoinSide> {
         self.build_side
+    }
+
+    /// Whether it is NOT IN's null-aware anti join
+    /// ([`TenonJoinExec::try_new_not_in`]).
+    pub fn null_aware(&self) -> bool {
+        self.null_aware
     }
 
     /// The join type.
@@ -262,6 +333,9 @@ impl DisplayAs for TenonJoinExec {
             "TenonJoinExec: strategy={}, join_type={}",
             self.strategy, self.df_join_type
         )?;
+        if self.null_aware {
+            write!(f, " (NOT IN, null-aware)")?;
+        }
         if let Some(side) = self
             .build_side
             .filter(|_| self.strategy != Strategy::ShuffleMerge)
@@ -378,6 +452,13 @@ impl ExecutionPlan for TenonJoinExec {
         let [left, right]: [Arc<dyn ExecutionPlan>; 2] = children
             .try_into()
             .map_err(|_| DataFusionError::Internal("TenonJoinExec takes two children".into()))?;
+        if self.null_aware {
+            return Ok(Arc::new(TenonJoinExec::try_new_not_in(
+                left,
+                right,
+                self.on.clone(),
+            )?));
+        }
         Ok(Arc::new(TenonJoinExec::try_new(
             left,
             right,

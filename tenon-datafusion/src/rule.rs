@@ -210,7 +210,8 @@ impl TenonJoinRule {
         };
         let (left, right, on, filter, join_type, null_equal) =
             if let Some(h) = plan.downcast_ref::<HashJoinExec>() {
-                // NOT IN's null-aware anti join: no kernel mapping yet
+                // NOT IN's null-aware anti join: no decision applies (it runs
+                // as a broadcast of its right side, the default below)
                 if h.projection.is_some() || h.null_aware {
                     return Ok(None);
                 }
@@ -279,10 +280,22 @@ impl TenonJoinRule {
             let Some(t) = kernel_join_type(h.join_type()) else {
                 return Ok(None);
             };
-            // NOT IN's null-aware anti join (a NULL on the right removes
-            // every row): DataFusion's own
-            if h.projection.is_some() || h.null_aware {
+            if h.projection.is_some() {
                 return Ok(None);
+            }
+            // NOT IN's null-aware anti join (a NULL on the right removes
+            // every row): a broadcast of the right side
+            if h.null_aware {
+                if h.filter().is_some() {
+                    return Ok(None);
+                }
+                return Ok(TenonJoinExec::try_new_not_in(
+                    Arc::clone(h.left()),
+                    Arc::clone(h.right()),
+                    h.on().to_vec(),
+                )
+                .ok()
+                .map(|j| Arc::new(j) as Arc<dyn ExecutionPlan>));
             }
             let (strategy, side) =
                 self.choose(t, *h.partition_mode() == PartitionMode::CollectLeft);
