@@ -113,6 +113,7 @@ proptest! {
         b in side(),
         join in 0..JOINS.len(),
         filtered in any::<bool>(),
+        narrow in any::<bool>(),
         strategy in prop_oneof![
             Just(None),
             Just(Some(JoinStrategy::Broadcast)),
@@ -128,10 +129,14 @@ proptest! {
             .build()
             .unwrap();
         let join = JOINS[join];
-        let cols = match join {
-            "LEFT SEMI JOIN" | "LEFT ANTI JOIN" => "a.k, a.v",
-            "RIGHT SEMI JOIN" | "RIGHT ANTI JOIN" => "b.k, b.v",
-            _ => "a.k, a.v, b.k, b.v",
+        // narrow: fewer columns than the join makes
+        let cols = match (join, narrow) {
+            ("LEFT SEMI JOIN" | "LEFT ANTI JOIN", false) => "a.k, a.v",
+            ("LEFT SEMI JOIN" | "LEFT ANTI JOIN", true) => "a.v",
+            ("RIGHT SEMI JOIN" | "RIGHT ANTI JOIN", false) => "b.k, b.v",
+            ("RIGHT SEMI JOIN" | "RIGHT ANTI JOIN", true) => "b.v",
+            (_, false) => "a.k, a.v, b.k, b.v",
+            (_, true) => "b.v, a.v",
         };
         let condition = if filtered { "a.k = b.k AND a.v < b.v" } else { "a.k = b.k" };
         let sql = format!("SELECT {cols} FROM a {join} b ON {condition}");
