@@ -100,7 +100,8 @@ pub(crate) struct QueryArgs {
     /// themselves. --explain shows the stages and exchanges. Settings:
     /// hint_mode, broadcast_threshold, disabled_strategies, join_reorder,
     /// threads, batch_size, cluster.timeout (how long a worker has to
-    /// answer, default 10s), cluster.task_bytes (file bytes a task scans),
+    /// answer, default 10s), cluster.task_bytes (file bytes each partition
+    /// of a task scans, default 16MB: less makes more tasks),
     /// cluster.joins (tenon, or datafusion: DataFusion's own joins, to
     /// compare).
     /// Needs a tenon built with `--features cluster`.
