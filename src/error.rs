@@ -75,6 +75,10 @@ pub enum Error {
     /// cast of a value).
     #[error("query failed: {0}")]
     Execution(#[source] Cause),
+    /// The query was cancelled ([`CancelHandle::cancel`](crate::CancelHandle::cancel):
+    /// Ctrl-C in the shell or in Python).
+    #[error("the query was cancelled")]
+    Cancelled,
 }
 
 impl Error {
@@ -94,6 +98,8 @@ impl Error {
             Error::Io(e) if e.is_write() => 3,
             Error::Io(_) => 2,
             Error::Resource(_) | Error::Execution(_) | Error::Connector(_) => 3,
+            // As a shell's for a command that SIGINT stopped.
+            Error::Cancelled => 130,
         }
     }
 
@@ -109,6 +115,7 @@ impl Error {
             // A table source's own error (a file that does not read).
             ExecError::Source(source) => Error::from_boxed(source, planning),
             ExecError::Unsupported(_) | ExecError::MissingTable(_) => Error::Plan(Cause::Exec(e)),
+            ExecError::Cancelled => Error::Cancelled,
             other if planning => Error::Plan(Cause::Exec(other)),
             other => Error::Execution(Cause::Exec(other)),
         }

@@ -69,7 +69,17 @@
 //! ```
 #![deny(missing_docs)]
 
+// The command line's modules name the library as `tenon::...`, as a program
+// that embeds it would.
+extern crate self as tenon;
+
 pub mod bench;
+/// The `tenon` command line (feature `cli`): in the library, so that the
+/// binary and the Python package run the same code (`tenon.bench()` is
+/// `tenon bench`).
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
 mod error;
 pub mod io;
 mod lookup;
@@ -80,7 +90,7 @@ pub mod suite;
 
 pub use error::{Cause, Error};
 pub use session::{
-    Explain, JoinBuilder, JoinReport, PlanReport, Query, QueryOutput, QueryStream,
+    CancelHandle, Explain, JoinBuilder, JoinReport, PlanReport, Query, QueryOutput, QueryStream,
     RuntimeFilterReport, Session, StatementOutput, TableRef,
 };
 pub use tenon_kernels::{JoinSide, JoinType, Strategy};

@@ -1,6 +1,6 @@
 //! The `tenon` command line.
 
-mod cli;
+mod allocator;
 
 // Join outputs are many short-lived buffers of a few dozen KiB; glibc's
 // malloc hands such memory back to the kernel and faults it in again for
@@ -11,5 +11,5 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    cli::main()
+    tenon::cli::main()
 }

@@ -1,13 +1,14 @@
 //! Command-line parsing and dispatch.
 
-mod allocator;
 mod bench;
 mod callgrind;
+mod embedded;
 mod generate;
 mod query;
 mod signals;
 mod worker;
 
+pub use embedded::bench;
 use std::io::Write as _;
 use std::process::ExitCode;
 
@@ -102,7 +103,9 @@ fn arguments() -> impl Iterator<Item = std::ffi::OsString> {
     })
 }
 
-pub(crate) fn main() -> ExitCode {
+/// Runs the command line on the process's arguments: what the `tenon`
+/// binary does.
+pub fn main() -> ExitCode {
     let cli = match Cli::try_parse_from(arguments()) {
         Ok(c) => c,
         Err(e) => {

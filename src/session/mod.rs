@@ -30,7 +30,7 @@ use crate::io::{FileFormat, read_table};
 
 pub use builder::{JoinBuilder, TableRef};
 pub use explain::{JoinReport, PlanReport, RuntimeFilterReport};
-pub use output::{Explain, QueryOutput, QueryStream, StatementOutput};
+pub use output::{CancelHandle, Explain, QueryOutput, QueryStream, StatementOutput};
 pub use query::Query;
 use sources::{FileTable, Loaded, Registry};
 use stack::on_planning_stack;
@@ -180,6 +180,57 @@ impl Session {
         schema: SchemaRef,
         batches: Vec<RecordBatch>,
     ) -> Result<(), Error> {
+        self.register_held(name, schema, batches, true)
+    }
+
+    /// Registers `batches` as table `name` as they are: the table shares
+    /// their buffers, so registering copies no column and the result of
+    /// `SELECT col FROM name` is slices of them. [`Session::register_batches`]
+    /// instead keeps integer, decimal and date columns in the narrowest
+    /// type that holds their values, a copy that makes scans read fewer
+    /// bytes. Statistics are computed either way (one pass over the
+    /// values).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::register_batches`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use arrow_array::{Array, Int64Array, RecordBatch};
+    /// use tenon::{Config, Session};
+    ///
+    /// let mut session = Session::new(Config::default())?;
+    /// let column = Int64Array::from_iter_values(0..10_000);
+    /// let start = column.values().as_ptr();
+    /// let batch = RecordBatch::try_from_iter([("k", Arc::new(column) as _)]).expect("one column");
+    /// session.register_batches_as_given("t", batch.schema(), vec![batch])?;
+    /// for out in session.collect("SELECT k FROM t")? {
+    ///     let k = out.column(0).as_any().downcast_ref::<Int64Array>().expect("BIGINT");
+    ///     let at = k.values().as_ptr();
+    ///     // Every output batch is a slice of the registered buffer.
+    ///     assert!(at >= start && at < start.wrapping_add(10_000));
+    /// }
+    /// # Ok::<_, tenon::Error>(())
+    /// ```
+    pub fn register_batches_as_given(
+        &mut self,
+        name: &str,
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+    ) -> Result<(), Error> {
+        self.register_held(name, schema, batches, false)
+    }
+
+    fn register_held(
+        &mut self,
+        name: &str,
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+        compact: bool,
+    ) -> Result<(), Error> {
         if let Some(i) = batches
             .iter()
             .position(|b| b.schema().fields() != schema.fields())
@@ -192,7 +243,11 @@ impl Session {
         }
         let data = TableData::new(schema, batches);
         let stats = self.pool.install(|| statistics::stats_of(&data));
-        self.registry_mut().insert_data(name, data, stats);
+        if compact {
+            self.registry_mut().insert_data(name, data, stats);
+        } else {
+            self.registry_mut().insert_data_as_given(name, data, stats);
+        }
         Ok(())
     }
 

@@ -1,7 +1,9 @@
 //! What running a statement gives back: a query's result, a stream of
 //! batches, a plan (EXPLAIN), or what a DDL statement did.
 
-use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -65,16 +67,95 @@ pub enum StatementOutput {
 
 /// A running query's result batches, in the order the plan produces them
 /// (unordered unless the query has ORDER BY).
+///
+/// Dropping the stream stops the run, as does [`CancelHandle::cancel`]
+/// from any thread; after a cancel the stream's last item is
+/// [`Error::Cancelled`].
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use tenon::{Config, Error, Session};
+///
+/// let mut session = Session::new(Config::default())?;
+/// session.register_tpch(0.01)?;
+/// let query = session.sql("SELECT count(*) FROM lineitem a, lineitem b WHERE a.l_quantity < b.l_quantity")?;
+/// let mut stream = query.stream()?;
+/// let cancel = stream.cancel_handle();
+/// // Nothing within a millisecond: the join runs on.
+/// assert!(stream.next_timeout(Duration::from_millis(1)).is_none());
+/// cancel.cancel();
+/// let last = stream.find_map(|item| item.err());
+/// assert!(matches!(last, Some(Error::Cancelled)));
+/// # Ok::<_, tenon::Error>(())
+/// ```
 pub struct QueryStream {
     pub(crate) schema: SchemaRef,
     pub(crate) rx: Receiver<Result<RecordBatch, Error>>,
     pub(crate) handle: Option<JoinHandle<()>>,
+    pub(crate) cancel: CancelHandle,
+}
+
+/// Stops a running query from any thread ([`QueryStream::cancel_handle`]):
+/// a Ctrl-C handler's or a watchdog's.
+#[derive(Debug, Clone, Default)]
+pub struct CancelHandle {
+    pub(crate) flag: Arc<AtomicBool>,
+}
+
+impl CancelHandle {
+    /// Asks the query to stop: each of its threads stops before the next
+    /// batch it would pass on (a sort or an aggregate's final pass over
+    /// what it holds runs to its end first). Its stream then ends with
+    /// [`Error::Cancelled`]. Cancelling twice, or a finished query, does
+    /// nothing.
+    pub fn cancel(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`CancelHandle::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.flag.load(Ordering::Relaxed)
+    }
 }
 
 impl QueryStream {
     /// The schema of every batch.
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
+    }
+
+    /// A handle that cancels this query from another thread.
+    pub fn cancel_handle(&self) -> CancelHandle {
+        self.cancel.clone()
+    }
+
+    /// The next item, waiting at most `timeout` for it: `None` when
+    /// nothing arrived in time (the query runs on), else what
+    /// [`Iterator::next`] gives. For a caller that must do something else
+    /// while it waits (check for Ctrl-C, a deadline).
+    pub fn next_timeout(
+        &mut self,
+        timeout: Duration,
+    ) -> Option<Option<Result<RecordBatch, Error>>> {
+        match self.rx.recv_timeout(timeout) {
+            Ok(item) => Some(Some(item)),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => Some(self.finish()),
+        }
+    }
+
+    /// The end of the stream: the query thread's panic, if it panicked.
+    fn finish(&mut self) -> Option<Result<RecordBatch, Error>> {
+        if let Some(h) = self.handle.take()
+            && h.join().is_err()
+        {
+            return Some(Err(Error::Execution(Cause::from(
+                "internal: the query thread panicked",
+            ))));
+        }
+        None
     }
 }
 
@@ -84,17 +165,15 @@ impl Iterator for QueryStream {
     fn next(&mut self) -> Option<Self::Item> {
         match self.rx.recv() {
             Ok(item) => Some(item),
-            Err(_) => {
-                if let Some(h) = self.handle.take()
-                    && h.join().is_err()
-                {
-                    return Some(Err(Error::Execution(Cause::from(
-                        "internal: the query thread panicked",
-                    ))));
-                }
-                None
-            }
+            Err(_) => self.finish(),
         }
+    }
+}
+
+impl Drop for QueryStream {
+    fn drop(&mut self) {
+        // Stops the run at its next batch, not only at its next send.
+        self.cancel.cancel();
     }
 }
 

@@ -11,7 +11,7 @@ use arrow_schema::SchemaRef;
 use tenon_planner::exec::{self, ExecError};
 use tenon_planner::prepare::PreparedQuery;
 
-use super::output::{Explain, QueryOutput, QueryStream};
+use super::output::{CancelHandle, Explain, QueryOutput, QueryStream};
 use super::stack::{self, on_planning_stack};
 use crate::error::{Cause, Error};
 
@@ -191,6 +191,7 @@ impl Query {
                 schema: QueryOutput::empty().schema,
                 rx,
                 handle: None,
+                cancel: CancelHandle::default(),
             });
         };
         // Opened here, as the plan's scans are given their rows: a table
@@ -200,19 +201,32 @@ impl Query {
         let schema = Arc::clone(&prepared.physical.schema);
         let pool = Arc::clone(&self.pool);
         let batch_size = self.batch_size;
+        let cancel = CancelHandle::default();
+        let flag = Arc::clone(&cancel.flag);
         let handle = std::thread::Builder::new()
             .name("tenon-query".into())
             .stack_size(stack::QUERY_THREAD_STACK)
             .spawn(move || {
                 // `SyncSender` is `Sync`: the workers send through one
                 // shared reference.
-                let result = exec::execute(&prepared.physical, &tables, &pool, batch_size, &|b| {
-                    tx.send(Ok(b)).map_err(|_| ExecError::Cancelled)
-                });
-                if let Err(e) = result
-                    && !matches!(e, ExecError::Cancelled)
-                {
-                    let _ = tx.send(Err(e.into()));
+                let result = exec::execute_cancellable(
+                    &prepared.physical,
+                    &tables,
+                    &pool,
+                    batch_size,
+                    &|b| tx.send(Ok(b)).map_err(|_| ExecError::Cancelled),
+                    &flag,
+                );
+                match result {
+                    Ok(()) => {}
+                    // Cancelled through its handle: the stream's last item
+                    // says so (nobody reads it after a drop).
+                    Err(ExecError::Cancelled) => {
+                        let _ = tx.send(Err(Error::Cancelled));
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e.into()));
+                    }
                 }
             })
             .map_err(|e| Error::Resource(Cause::context("cannot start the query thread", e)))?;
@@ -220,6 +234,7 @@ impl Query {
             schema,
             rx,
             handle: Some(handle),
+            cancel,
         })
     }
 }

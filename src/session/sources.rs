@@ -538,6 +538,11 @@ impl Registry {
     /// name).
     pub(crate) fn insert_data(&mut self, name: &str, mut data: TableData, stats: TableStats) {
         data.batches = held_form::compact(std::mem::take(&mut data.batches));
+        self.insert_data_as_given(name, data, stats);
+    }
+
+    /// As `insert_data`, keeping the caller's buffers (no narrower copy).
+    pub(crate) fn insert_data_as_given(&mut self, name: &str, data: TableData, stats: TableStats) {
         self.drop_versions_of(name);
         self.catalog.drop_view(name);
         self.catalog

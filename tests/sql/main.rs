@@ -6,6 +6,7 @@
 //! One test binary with modules: each test binary links DataFusion (through
 //! the planner), and linking several of them was most of CI's build time.
 
+mod cancel;
 mod cli_output;
 mod cli_query;
 mod cli_script;

@@ -37,8 +37,10 @@ pub enum ExecError {
         /// What failed.
         message: String,
     },
-    /// The consumer of the results went away (a dropped stream).
-    #[error("the query was cancelled: its result stream was dropped")]
+    /// The run was cancelled: its consumer went away (a dropped stream),
+    /// or its cancel flag was set
+    /// ([`execute_cancellable`](crate::exec::execute_cancellable)).
+    #[error("the query was cancelled")]
     Cancelled,
     /// A LIMIT has all the rows it needs: the signal its input's producers
     /// (scans, join kernels, unions) stop on. Not a failure: the LIMIT

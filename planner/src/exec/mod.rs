@@ -37,7 +37,7 @@ pub use error::{ExecError, Result};
 pub use join_aggregate::JoinAggregate;
 pub use lower::lower;
 pub use plan::{Operator, OperatorMetrics, PhysicalPlan};
-pub use run::{Sink, collect, execute};
+pub use run::{Sink, collect, execute, execute_cancellable};
 pub use runtime_filter::{
     AppliedFilter, MIN_PROBE_ROWS_PER_BUILD_ROW, ProducedFilter, RuntimeFilterInfo, RuntimeFilters,
     filter_name,

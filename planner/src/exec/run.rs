@@ -24,6 +24,7 @@
 //! probe side) are held one per worker at a time and not charged.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
@@ -60,7 +61,39 @@ pub fn execute(
     batch_size: usize,
     sink: &Sink<'_>,
 ) -> Result<()> {
+    run_plan(plan, tables, pool, batch_size, sink, None)
+}
+
+/// As [`execute`], stopping with [`ExecError::Cancelled`] soon after
+/// `cancel` is set: every operator checks it before it passes on a batch,
+/// and every scan before each morsel it reads, so a run stops within a
+/// batch's work of each of its threads (a sort or an aggregate's final
+/// pass over what it holds runs to its end first).
+///
+/// # Errors
+///
+/// As [`execute`]; [`ExecError::Cancelled`] once `cancel` is set.
+pub fn execute_cancellable(
+    plan: &PhysicalPlan,
+    tables: &Tables,
+    pool: &rayon::ThreadPool,
+    batch_size: usize,
+    sink: &Sink<'_>,
+    cancel: &AtomicBool,
+) -> Result<()> {
+    run_plan(plan, tables, pool, batch_size, sink, Some(cancel))
+}
+
+fn run_plan(
+    plan: &PhysicalPlan,
+    tables: &Tables,
+    pool: &rayon::ThreadPool,
+    batch_size: usize,
+    sink: &Sink<'_>,
+    cancel: Option<&AtomicBool>,
+) -> Result<()> {
     let run = Run {
+        cancel,
         tables,
         batch_size: batch_size.max(1),
         budget: &plan.budget,
@@ -112,6 +145,8 @@ pub(super) struct Run<'a> {
     /// The run's spill directory (made on first use, removed when the run
     /// is dropped: on success, error, panic or cancellation).
     pub(super) spill: std::sync::Arc<SpillSpace>,
+    /// Set when the run is to stop ([`execute_cancellable`]).
+    pub(super) cancel: Option<&'a AtomicBool>,
 }
 
 /// The batches a pipeline breaker collected, and their charge to the
@@ -132,6 +167,14 @@ impl Held {
 }
 
 impl Run<'_> {
+    /// [`ExecError::Cancelled`] once the run's cancel flag is set.
+    pub(super) fn check_cancelled(&self) -> Result<()> {
+        match self.cancel {
+            Some(flag) if flag.load(Ordering::Relaxed) => Err(ExecError::Cancelled),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether the query runs under a memory limit (then operators that can
     /// spill do, rather than fail).
     pub(super) fn limited(&self) -> bool {
@@ -246,6 +289,7 @@ impl Run<'_> {
                 &request,
                 &|b: RecordBatch| {
                     for m in morsels(&b) {
+                        self.check_cancelled()?;
                         let m = if columns.is_empty() {
                             m.project(&keep)
                                 .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?
@@ -301,6 +345,7 @@ impl Run<'_> {
         };
         let morsels: Vec<RecordBatch> = data.batches.iter().flat_map(morsels).collect();
         morsels.par_iter().try_for_each(|b| {
+            self.check_cancelled()?;
             let projected = b
                 .project(&held)
                 .map_err(|e| ExecError::arrow(format!("scan of {table}"), e))?;
@@ -369,6 +414,17 @@ impl Run<'_> {
     }
 
     pub(super) fn push(&self, plan: &PhysicalPlan, sink: &Sink<'_>) -> Result<()> {
+        // A cancellable run checks its flag before every batch an operator
+        // passes on.
+        let checked = |b: RecordBatch| {
+            self.check_cancelled()?;
+            sink(b)
+        };
+        let sink: &Sink<'_> = if self.cancel.is_some() {
+            &checked
+        } else {
+            sink
+        };
         let filtered = |b: RecordBatch| self.tested(plan, b, sink);
         let sink: &Sink<'_> = if plan.runtime_filters.applied.is_empty()
             || matches!(plan.operator, Operator::Scan { .. })
