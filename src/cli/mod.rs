@@ -5,6 +5,7 @@ mod callgrind;
 mod embedded;
 mod generate;
 mod query;
+mod shell;
 mod signals;
 mod worker;
 
@@ -14,12 +15,17 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// tenon: an Arrow-native, vectorized join engine.
+/// tenon: an Arrow-native, vectorized join engine. Without a command, an
+/// interactive SQL shell (statements from standard input when it is not a
+/// terminal): see `tenon shell --help`.
 #[derive(Debug, Parser)]
-#[command(name = "tenon", version, about)]
+#[command(name = "tenon", version, about, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// The shell's options, for `tenon` without a command.
+    #[command(flatten)]
+    shell: shell::ShellArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -27,6 +33,10 @@ enum Command {
     /// Run one SQL query with join hints (built-in TPC-H tables unless
     /// --table is given).
     Query(query::QueryArgs),
+    /// An interactive SQL shell on one session (also `tenon` alone):
+    /// statements ended by `;`, dot commands (.help), history; reads
+    /// standard input when it is not a terminal.
+    Shell(shell::ShellArgs),
     /// Time the join strategies on the synthetic workloads.
     Bench(bench::BenchArgs),
     /// Write benchmark data (TPC-H tables, synthetic workloads) to files.
@@ -65,6 +75,15 @@ impl CliError {
             message: message.into(),
         }
     }
+
+    /// A failure with exit code `code` whose messages were already printed
+    /// (the shell's, as each statement failed).
+    pub fn reported(code: u8) -> Self {
+        CliError {
+            code,
+            message: String::new(),
+        }
+    }
 }
 
 /// Writes `text` to `path` completely or not at all: a regular file is
@@ -89,8 +108,18 @@ pub(crate) fn write_text_atomically(path: &std::path::Path, text: &str) -> Resul
 /// argument of `--` and a space, tab or newline is SQL (`tenon query "--
 /// top nations\nSELECT ..."`), and gets a leading space, which SQL ignores
 /// (its first line is the comment, so no position in an error moves).
+///
+/// sqlite3's `-bail` becomes the shell's `--bail` (clap would read it as
+/// `-b -a -i -l`), where the shell takes options: before any other command's
+/// name.
 fn arguments() -> impl Iterator<Item = std::ffi::OsString> {
-    std::env::args_os().map(|arg| match arg.to_str() {
+    let mut other_command = false;
+    std::env::args_os().map(move |arg| match arg.to_str() {
+        Some("-bail") if !other_command => "--bail".into(),
+        Some(name @ ("query" | "bench" | "gen" | "worker" | "help")) => {
+            other_command = true;
+            name.into()
+        }
         Some(text)
             if text
                 .strip_prefix("--")
@@ -125,19 +154,22 @@ pub fn main() -> ExitCode {
         }
     };
     let res = match cli.command {
-        Command::Query(args) => {
+        // Ctrl-C cancels the shell's query, not the shell: its own handler
+        None => shell::run(cli.shell),
+        Some(Command::Shell(args)) => shell::run(args),
+        Some(Command::Query(args)) => {
             signals::install("the query was cancelled");
             query::run(args)
         }
-        Command::Bench(args) => {
+        Some(Command::Bench(args)) => {
             signals::install("the benchmark was cancelled");
             bench::run(args)
         }
-        Command::Gen(args) => {
+        Some(Command::Gen(args)) => {
             signals::install("writing the data was cancelled");
             generate::run(args)
         }
-        Command::Worker(args) => {
+        Some(Command::Worker(args)) => {
             signals::install("the worker was stopped");
             worker::run(args)
         }

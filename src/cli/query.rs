@@ -14,7 +14,7 @@ use super::CliError;
 mod cluster;
 
 /// Scale factor of the built-in TPC-H tables.
-const BUILTIN_TPCH_SCALE: f64 = 0.01;
+pub(crate) const BUILTIN_TPCH_SCALE: f64 = 0.01;
 
 /// Options of `tenon query`.
 #[derive(Debug, Args)]
@@ -109,7 +109,8 @@ pub(crate) struct QueryArgs {
     cluster: Option<String>,
 }
 
-fn fail(e: Error) -> CliError {
+/// The CLI's error for a library error: its message and exit code.
+pub(crate) fn fail(e: Error) -> CliError {
     CliError {
         code: e.exit_code() as u8,
         message: e.to_string(),
@@ -118,13 +119,17 @@ fn fail(e: Error) -> CliError {
 
 /// `--threads` and `--batch-size` into `config`, through `Config::set`,
 /// so that the options and `--set` have the same bounds and messages.
-fn thread_and_batch_options(config: &mut Config, args: &QueryArgs) -> Result<(), CliError> {
-    if let Some(t) = args.threads {
+fn thread_and_batch_options(
+    config: &mut Config,
+    threads: Option<usize>,
+    batch_size: Option<usize>,
+) -> Result<(), CliError> {
+    if let Some(t) = threads {
         config
             .set("threads", &t.to_string())
             .map_err(|e| CliError::usage(format!("--threads {t}: {e}")))?;
     }
-    if let Some(b) = args.batch_size {
+    if let Some(b) = batch_size {
         config
             .set("batch_size", &b.to_string())
             .map_err(|e| CliError::usage(format!("--batch-size {b}: {e}")))?;
@@ -132,14 +137,26 @@ fn thread_and_batch_options(config: &mut Config, args: &QueryArgs) -> Result<(),
     Ok(())
 }
 
-fn session(args: &QueryArgs) -> Result<Session, CliError> {
+/// The settings of `--set KEY=VALUE` (in order), then `--threads` and
+/// `--batch-size`: what `tenon query` and `tenon shell` start their session
+/// with.
+pub(crate) fn options_config(
+    settings: &[String],
+    threads: Option<usize>,
+    batch_size: Option<usize>,
+) -> Result<Config, CliError> {
     let mut config = Config::default();
-    for pair in &args.settings {
+    for pair in settings {
         config
             .set_pair(pair)
             .map_err(|e| CliError::usage(format!("--set {pair}: {e}")))?;
     }
-    thread_and_batch_options(&mut config, args)?;
+    thread_and_batch_options(&mut config, threads, batch_size)?;
+    Ok(config)
+}
+
+fn session(args: &QueryArgs) -> Result<Session, CliError> {
+    let config = options_config(&args.settings, args.threads, args.batch_size)?;
     let mut session = Session::new(config).map_err(fail)?;
     let text = script_text(args);
     let declared = text.as_deref().map(declared_tables).unwrap_or_default();

@@ -1,8 +1,8 @@
 //! The contracts in `docs/` stay true to the code that cites them: every
 //! rule ID (`H15`, `J06`, ...) cited in the workspace's Rust sources is
 //! defined in `docs/hints.md`, every rule defined there has a test named
-//! after it, and every option `tenon query`, `tenon bench` and `tenon gen`
-//! print in `--help` is described in `docs/cli.md`.
+//! after it, and every option `tenon query`, `tenon shell`, `tenon bench`
+//! and `tenon gen` print in `--help` is described in `docs/cli.md`.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -140,6 +140,7 @@ fn every_option_of_the_help_texts_is_in_docs_cli_md() {
     let mut missing = Vec::new();
     for command in [
         &["query"][..],
+        &["shell"],
         &["bench"],
         &["gen", "tpch"],
         &["gen", "synth"],

@@ -42,6 +42,7 @@ mod runtime_filters;
 mod session_api;
 mod set_ops;
 mod shared_subplans;
+mod shell;
 mod spill;
 mod spill_aggregate;
 mod spill_collected;

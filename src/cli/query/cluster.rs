@@ -283,7 +283,7 @@ fn settings(args: &QueryArgs) -> Result<(Config, ClusterSettings), CliError> {
             }
         }
     }
-    thread_and_batch_options(&mut config, args)?;
+    thread_and_batch_options(&mut config, args.threads, args.batch_size)?;
     Ok((config, cluster))
 }
 
