@@ -163,8 +163,8 @@ fn a_person_at_the_terminal() {
     }
 }
 
-/// A history file that cannot be written is a warning: the shell works,
-/// with the history of the session.
+/// A history file that cannot be read or written is a warning: the shell
+/// works, with the history of the session.
 #[test]
 fn an_unwritable_history_file_is_a_warning() {
     let dir = temp_dir("shell_history_warning");
@@ -193,4 +193,28 @@ fn an_unwritable_history_file_is_a_warning() {
         other => panic!("the shell ended with {other:?}"),
     }
     assert!(history.is_dir());
+
+    // a file in a directory that does not exist: read as empty, and the
+    // first entry's write warns once
+    let history = dir.join("missing").join("history");
+    let (mut s, banner) = started(&history);
+    assert!(!banner.contains("warning"), "{banner}");
+    keys(&mut s, "SELECT 1 AS one;\r");
+    expect(
+        &mut s,
+        &format!(
+            "warning: cannot write the history file {}",
+            history.display()
+        ),
+    );
+    expect(&mut s, "| 1   |");
+    keys(&mut s, "SELECT 2 AS two;\r");
+    let shown = expect(&mut s, "| 2   |");
+    assert!(!shown.contains("warning"), "warned twice: {shown}");
+    keys(&mut s, ".quit\r");
+    s.exp_eof().expect("the shell ends");
+    match s.process().wait() {
+        Ok(WaitStatus::Exited(_, code)) => assert_eq!(code, 0),
+        other => panic!("the shell ended with {other:?}"),
+    }
 }
