@@ -228,8 +228,10 @@ impl Shell {
                         None => Flow::Next,
                     };
                 }
+                // the terminal is gone: an execution failure, whatever --bail
                 TerminalLine::Failed(message) => {
-                    return self.report(3, &format!("cannot read the terminal: {message}"));
+                    self.report(3, &format!("cannot read the terminal: {message}"));
+                    return Flow::Bail(3);
                 }
             };
             match self.input(input, Source::Terminal, Some(terminal)) {
