@@ -115,7 +115,7 @@ impl Error {
             // A table source's own error (a file that does not read).
             ExecError::Source(source) => Error::from_boxed(source, planning),
             ExecError::Unsupported(_) | ExecError::MissingTable(_) => Error::Plan(Cause::Exec(e)),
-            ExecError::Cancelled => Error::Cancelled,
+            ExecError::Cancelled | ExecError::Join(KernelError::Cancelled) => Error::Cancelled,
             other if planning => Error::Plan(Cause::Exec(other)),
             other => Error::Execution(Cause::Exec(other)),
         }

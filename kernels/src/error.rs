@@ -92,8 +92,10 @@ pub enum KernelError {
     #[error("join filter error: {0}")]
     Filter(String),
 
-    /// The consumer of the output stopped reading (the stream was dropped).
-    #[error("the join's output consumer went away before the join finished")]
+    /// The join was stopped before it finished: the consumer of the output
+    /// stopped reading (the stream was dropped), or its cancel flag was set
+    /// ([`JoinOptions::cancel`](crate::JoinOptions::cancel)).
+    #[error("the join was cancelled before it finished")]
     Cancelled,
 
     /// An error of the caller's own, raised by a sink or a probe feed and

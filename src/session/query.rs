@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use tenon_kernels::KernelError;
 use tenon_planner::exec::{self, ExecError};
 use tenon_planner::prepare::PreparedQuery;
 
@@ -221,7 +222,7 @@ impl Query {
                     Ok(()) => {}
                     // Cancelled through its handle: the stream's last item
                     // says so (nobody reads it after a drop).
-                    Err(ExecError::Cancelled) => {
+                    Err(ExecError::Cancelled | ExecError::Join(KernelError::Cancelled)) => {
                         let _ = tx.send(Err(Error::Cancelled));
                     }
                     Err(e) => {

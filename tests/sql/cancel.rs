@@ -12,8 +12,10 @@ const LONG: &str = "SELECT count(*) FROM lineitem a JOIN lineitem b \
      ON a.l_quantity < b.l_quantity AND a.l_discount + b.l_tax < b.l_discount + 0.05";
 
 fn tpch(threads: usize) -> Session {
-    let mut config = Config::default();
-    config.threads = threads;
+    let config = Config {
+        threads,
+        ..Config::default()
+    };
     let mut session = Session::new(config).expect("a session");
     session.register_tpch(0.01).expect("TPC-H");
     session
@@ -53,6 +55,36 @@ fn a_cancelled_query_stops_promptly_and_says_so() {
             .collect("SELECT count(*) FROM nation")
             .expect("runs");
         assert_eq!(rows[0].num_rows(), 1);
+    }
+}
+
+#[test]
+fn a_nested_loop_that_outputs_nothing_stops_too() {
+    // Its filter keeps no pair, so no batch ever reaches the operators'
+    // checks: the kernel checks the flag itself.
+    let session = tpch(2);
+    for sql in [
+        "SELECT count(*) FROM lineitem a, lineitem b WHERE a.l_extendedprice + b.l_extendedprice < 0",
+        "SELECT a.l_orderkey FROM lineitem a, lineitem b WHERE a.l_extendedprice + b.l_extendedprice < 0",
+    ] {
+        let query = session.sql(sql).expect("plans");
+        let mut stream = query.stream().expect("starts");
+        assert!(
+            stream.next_timeout(Duration::from_millis(300)).is_none(),
+            "{sql}: finished at once"
+        );
+        let asked = Instant::now();
+        stream.cancel_handle().cancel();
+        let last = stream.by_ref().last();
+        assert!(
+            matches!(last, Some(Err(Error::Cancelled))),
+            "{sql}: ended with {last:?}"
+        );
+        assert!(
+            asked.elapsed() < Duration::from_secs(10),
+            "{sql}: the cancel took {:?}",
+            asked.elapsed()
+        );
     }
 }
 

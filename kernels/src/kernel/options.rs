@@ -1,12 +1,13 @@
 //! The options every kernel shares.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use arrow_schema::{Schema, SchemaRef};
 
 use super::output::OutputLayout;
 use super::validate::check_batch_size;
-use crate::error::Result;
+use crate::error::{KernelError, Result};
 use crate::filter::JoinFilter;
 use crate::join_type::JoinType;
 use crate::memory::MemoryBudget;
@@ -56,6 +57,11 @@ pub struct JoinOptions {
     /// A residual condition over candidate pairs (the rest of an ON
     /// clause), ANDed with the kernel's own conditions.
     pub filter: Option<Arc<dyn JoinFilter>>,
+    /// When set, the join stops with [`KernelError::Cancelled`] soon after
+    /// the flag is: the nested loop checks it between blocks of candidate
+    /// pairs, where it may run long without output (the other kernels stop
+    /// at their next output batch, as their sink's caller checks).
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for JoinOptions {
@@ -67,6 +73,7 @@ impl Default for JoinOptions {
             left_projection: None,
             right_projection: None,
             filter: None,
+            cancel: None,
         }
     }
 }
@@ -84,6 +91,14 @@ impl std::fmt::Debug for JoinOptions {
 }
 
 impl JoinOptions {
+    /// [`KernelError::Cancelled`] once [`JoinOptions::cancel`] is set.
+    pub(crate) fn check_cancelled(&self) -> Result<()> {
+        match &self.cancel {
+            Some(flag) if flag.load(Ordering::Relaxed) => Err(KernelError::Cancelled),
+            _ => Ok(()),
+        }
+    }
+
     /// The schema of the output of a `join_type` join over inputs of these
     /// schemas (see [`join_schema`](crate::join_schema)).
     ///

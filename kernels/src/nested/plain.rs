@@ -56,6 +56,7 @@ pub(crate) fn run(prep: &Prepared<'_>, build: &RecordBatch, sink: &BatchSink<'_>
                 s.marks.reset(len);
             }
             for b0 in (0..n_build).step_by(BUILD_BLOCK_ROWS) {
+                join.options.check_cancelled()?;
                 let b1 = (b0 + BUILD_BLOCK_ROWS).min(n_build);
                 let probe_block = (BLOCK_PAIRS / (b1 - b0)).max(1);
                 for p0 in (0..len).step_by(probe_block) {

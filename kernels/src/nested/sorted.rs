@@ -250,6 +250,7 @@ pub(crate) fn run(prep: &Prepared<'_>, build: &RecordBatch, sink: &BatchSink<'_>
             } else {
                 let pimages = residual.probe_images(&probe)?;
                 let flush = |s: &mut Scratch| -> Result<()> {
+                    prep.join.options.check_cancelled()?;
                     residual.apply(&probe, &pimages, &mut s.build_rows, &mut s.probe_rows)?;
                     out.pairs(&probe, s)
                 };

@@ -222,6 +222,10 @@ impl Run<'_> {
         else {
             return Err(internal("a join aggregate without its join"));
         };
+        // The kernel stops when the run is cancelled.
+        let mut tracked = join.clone();
+        tracked.options_mut().cancel = self.cancel.clone();
+        let join = &tracked;
         let paired = join
             .paired()
             .ok_or_else(|| internal("a join aggregate whose kernel hands out no pairs"))?;

@@ -46,6 +46,7 @@ impl Run<'_> {
         // The kernel's tables and copies count as this join's memory.
         let mut tracked = join.clone();
         tracked.options_mut().memory = self.budget_of(plan);
+        tracked.options_mut().cancel = self.cancel.clone();
         let join = &tracked;
         let metrics = &plan.metrics;
         let recorded = |b: RecordBatch| {

@@ -23,8 +23,8 @@
 //! Batches that stream through (scans, filters, projections, a join's
 //! probe side) are held one per worker at a time and not charged.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use arrow_array::{RecordBatch, RecordBatchOptions};
@@ -79,9 +79,16 @@ pub fn execute_cancellable(
     pool: &rayon::ThreadPool,
     batch_size: usize,
     sink: &Sink<'_>,
-    cancel: &AtomicBool,
+    cancel: &Arc<AtomicBool>,
 ) -> Result<()> {
-    run_plan(plan, tables, pool, batch_size, sink, Some(cancel))
+    run_plan(
+        plan,
+        tables,
+        pool,
+        batch_size,
+        sink,
+        Some(Arc::clone(cancel)),
+    )
 }
 
 fn run_plan(
@@ -90,7 +97,7 @@ fn run_plan(
     pool: &rayon::ThreadPool,
     batch_size: usize,
     sink: &Sink<'_>,
-    cancel: Option<&AtomicBool>,
+    cancel: Option<Arc<AtomicBool>>,
 ) -> Result<()> {
     let run = Run {
         cancel,
@@ -145,8 +152,9 @@ pub(super) struct Run<'a> {
     /// The run's spill directory (made on first use, removed when the run
     /// is dropped: on success, error, panic or cancellation).
     pub(super) spill: std::sync::Arc<SpillSpace>,
-    /// Set when the run is to stop ([`execute_cancellable`]).
-    pub(super) cancel: Option<&'a AtomicBool>,
+    /// Set when the run is to stop ([`execute_cancellable`]); the join
+    /// kernels get it too (`JoinOptions::cancel`).
+    pub(super) cancel: Option<Arc<AtomicBool>>,
 }
 
 /// The batches a pipeline breaker collected, and their charge to the
@@ -169,7 +177,7 @@ impl Held {
 impl Run<'_> {
     /// [`ExecError::Cancelled`] once the run's cancel flag is set.
     pub(super) fn check_cancelled(&self) -> Result<()> {
-        match self.cancel {
+        match &self.cancel {
             Some(flag) if flag.load(Ordering::Relaxed) => Err(ExecError::Cancelled),
             _ => Ok(()),
         }
