@@ -25,13 +25,22 @@ const POLL: Duration = Duration::from_millis(50);
 /// Every batch of `stream`, waited for without the GIL. On Ctrl-C the query
 /// is cancelled (its threads stop at their next batch) and the
 /// `KeyboardInterrupt` returned.
-pub(crate) fn collect(py: Python<'_>, mut stream: QueryStream) -> PyResult<Vec<RecordBatch>> {
+pub(crate) fn collect(py: Python<'_>, stream: QueryStream) -> PyResult<Vec<RecordBatch>> {
+    collect_or_error(py, stream)?.map_err(to_py)
+}
+
+/// As [`collect`], with the query's own error kept as tenon's (`Ok(Err)`),
+/// apart from the interrupt (`Err`): for a caller that adds context to it.
+pub(crate) fn collect_or_error(
+    py: Python<'_>,
+    mut stream: QueryStream,
+) -> PyResult<Result<Vec<RecordBatch>, tenon::Error>> {
     let mut batches = Vec::new();
     loop {
         match py.detach(|| stream.next_timeout(POLL)) {
             Some(Some(Ok(batch))) => batches.push(batch),
-            Some(Some(Err(e))) => return Err(to_py(e)),
-            Some(None) => return Ok(batches),
+            Some(Some(Err(e))) => return Ok(Err(e)),
+            Some(None) => return Ok(Ok(batches)),
             None => {
                 if let Err(interrupt) = py.check_signals() {
                     stream.cancel_handle().cancel();

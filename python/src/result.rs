@@ -171,14 +171,14 @@ impl QueryResult {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let state = match &self.rows {
-            Rows::Planned(_) => "planned",
-            Rows::Done(_) => "computed",
+        let (state, calls) = match &self.rows {
+            Rows::Planned(_) => (
+                "planned",
+                "to_arrow(), to_polars(), to_pandas() or explain()",
+            ),
+            Rows::Done(_) => ("computed", "to_arrow(), to_polars() or to_pandas()"),
         };
         let columns = self.columns().into_pyobject(py)?.repr()?;
-        Ok(format!(
-            "tenon.Result({state}, columns={columns}; to_arrow(), to_polars(), to_pandas() \
-             or explain())"
-        ))
+        Ok(format!("tenon.Result({state}, columns={columns}; {calls})"))
     }
 }

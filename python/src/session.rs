@@ -3,13 +3,14 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Instant;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
 use tenon::io::FileFormat;
-use tenon::planner::sql::{SqlStatement, parse_statement};
-use tenon::{Config, Session, StatementOutput};
+use tenon::planner::sql::{SqlStatement, parse_statement, split_statements};
+use tenon::{Config, QueryOutput, Session, StatementOutput};
 
 use crate::errors::{ConfigError, FileError, to_py, usage};
 use crate::interrupt;
@@ -176,16 +177,43 @@ impl PySession {
     }
 
     /// Runs the statements of `script` (separated by `;`) in order and
-    /// returns the last query's rows as a `Result` (None without a query).
-    /// A failing statement raises, naming it; the ones before it have run.
+    /// returns the last query's rows as a `Result` (None without a query),
+    /// as `Session::execute_script` does. A failing statement raises,
+    /// naming it; the ones before it have run. Ctrl-C stops the running
+    /// query and the script.
     fn execute_script(&self, py: Python<'_>, script: &str) -> PyResult<Option<QueryResult>> {
-        let inner = Arc::clone(&self.inner);
-        let script = script.to_string();
-        let last = interrupt::run(py, move || {
-            let session = inner.read().unwrap_or_else(|e| e.into_inner());
-            session.execute_script(&script)
-        })?
-        .map_err(to_py)?;
+        let statements = split_statements(script).map_err(|e| to_py(e.into()))?;
+        let mut last = None;
+        for statement in &statements {
+            let in_statement = |e: tenon::Error| to_py(e.in_statement(statement));
+            if matches!(parse_statement(&statement.text), Ok(SqlStatement::Query)) {
+                // Run here, so that Ctrl-C cancels it.
+                let started = Instant::now();
+                let stream = {
+                    let session = self.read();
+                    py.detach(|| session.sql(&statement.text).and_then(|q| q.stream()))
+                }
+                .map_err(in_statement)?;
+                let schema = Arc::clone(stream.schema());
+                let batches = interrupt::collect_or_error(py, stream)?.map_err(in_statement)?;
+                last = Some(QueryOutput {
+                    schema,
+                    batches,
+                    elapsed: started.elapsed(),
+                    reads_files: false,
+                    peak_memory: 0,
+                    spilled_bytes: 0,
+                });
+            } else {
+                let inner = Arc::clone(&self.inner);
+                let text = statement.text.clone();
+                interrupt::run(py, move || {
+                    let session = inner.read().unwrap_or_else(|e| e.into_inner());
+                    session.execute(&text)
+                })?
+                .map_err(in_statement)?;
+            }
+        }
         Ok(last.map(QueryResult::done))
     }
 

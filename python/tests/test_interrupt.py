@@ -17,6 +17,32 @@ LONG = ("SELECT count(*) FROM lineitem a JOIN lineitem b "
         "ON a.l_quantity < b.l_quantity AND a.l_discount + b.l_tax < b.l_discount + 0.05")
 
 
+def test_threads_share_a_session():
+    import pyarrow as pa
+
+    session = tenon.Session(threads=2)
+    session.register_tpch(0.01)
+    counts = {}
+
+    def query(i):
+        counts[i] = session.sql(
+            "SELECT count(*) AS n FROM lineitem JOIN orders ON l_orderkey = o_orderkey"
+        ).to_arrow()["n"][0].as_py()
+
+    def register():
+        for j in range(5):
+            session.register(f"x{j}", pa.table({"k": list(range(1000))}))
+
+    threads = [threading.Thread(target=query, args=(i,)) for i in range(4)]
+    threads.append(threading.Thread(target=register))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert counts == {i: 60175 for i in range(4)}
+    assert {f"x{j}" for j in range(5)} <= set(session.tables())
+
+
 def test_other_threads_run_while_a_query_runs(tpch):
     ticks = 0
     stop = threading.Event()
@@ -39,16 +65,21 @@ def test_other_threads_run_while_a_query_runs(tpch):
     assert ticks > 0, f"no tick in {elapsed:.3f} s"
 
 
-def test_ctrl_c_stops_a_running_query():
+import pytest
+
+
+@pytest.mark.parametrize("call", ["q.to_arrow()", "s.execute_script('SELECT 1; ' + LONG + ';')"])
+def test_ctrl_c_stops_a_running_query(call):
     script = textwrap.dedent(f"""
         import sys, time, tenon
+        LONG = {LONG!r}
         s = tenon.Session(threads=2)
         s.register_tpch(0.01)
-        q = s.sql({LONG!r})
+        q = s.sql(LONG)
         print("running", flush=True)
         start = time.perf_counter()
         try:
-            q.to_arrow()
+            {call}
             print("finished", flush=True)
         except KeyboardInterrupt:
             print(f"interrupted after {{time.perf_counter() - start:.2f}} s", flush=True)
