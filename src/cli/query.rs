@@ -112,7 +112,7 @@ pub(crate) struct QueryArgs {
 /// The CLI's error for a library error: its message and exit code.
 pub(crate) fn fail(e: Error) -> CliError {
     CliError {
-        code: e.exit_code() as u8,
+        code: u8::try_from(e.exit_code()).unwrap_or(3),
         message: e.to_string(),
     }
 }

@@ -238,6 +238,12 @@ impl Explain {
         self.json.clone()
     }
 
+    /// The joins' decisions alone (strategy, build side and why, one join
+    /// after another); empty for a query without joins.
+    pub fn joins_text(&self) -> &str {
+        &self.joins_text
+    }
+
     /// The operator tree alone.
     pub fn tree(&self) -> &str {
         &self.tree

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use tenon::io::OutputFormat;
 
+use super::super::query::fail;
 use super::statements::StatementBuffer;
 use super::{Flow, Shell, Source, say};
 
@@ -149,7 +150,10 @@ impl Shell {
 
     /// Runs a parsed dot command; an error is its exit code and message.
     fn run_dot(&mut self, dot: Dot) -> Result<Flow, (u8, String)> {
-        let library = |e: tenon::Error| (u8::try_from(e.exit_code()).unwrap_or(3), e.to_string());
+        let library = |e: tenon::Error| {
+            let e = fail(e);
+            (e.code, e.message)
+        };
         match dot {
             Dot::Tables => self.tables(),
             Dot::Schema(name) => self.schema(name.as_deref()).map_err(library)?,

@@ -116,11 +116,7 @@ impl Shell {
 /// The joins part of a plan: each join's strategy, build side and why
 /// (what EXPLAIN prints before the operator tree).
 fn joins_text(explain: &Explain) -> String {
-    let text = explain.to_text();
-    let joins = text
-        .strip_suffix(explain.tree())
-        .unwrap_or(&text)
-        .trim_end();
+    let joins = explain.joins_text().trim_end();
     if joins.is_empty() {
         "no joins".to_string()
     } else {
