@@ -438,6 +438,11 @@ struct RowsWanted<'a> {
 /// beforehand (the footer's uncompressed size of its columns, for the rows
 /// of one batch: a group that cannot fit fails before it allocates), and
 /// every decoded batch at its size until the consumer has it.
+///
+/// On a pool of one thread every batch is pushed by the decoder itself, in
+/// the file's order: a task would run only after the decoder finishes, its
+/// batch after the ones decoded later. (A temporal or as-of join reads its
+/// right input on such a pool, and breaks ties by that order: docs/time.md.)
 fn read_row_group(
     footer: &Footer,
     rows_wanted: &RowsWanted<'_>,
@@ -566,7 +571,7 @@ fn read_row_group(
                         break;
                     }
                 };
-                if in_flight.load(Ordering::Acquire) >= limit {
+                if limit == 1 || in_flight.load(Ordering::Acquire) >= limit {
                     // Enough on their way: push this one here.
                     let pushed = push(b);
                     drop(charge);

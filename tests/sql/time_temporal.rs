@@ -25,8 +25,8 @@ fn cell(c: Option<i64>) -> String {
 
 /// orders: (id, k, minute); rates: (k, v, minute) with `v` its row number.
 pub(crate) struct Data {
-    orders: Vec<[Option<i64>; 3]>,
-    rates: Vec<[Option<i64>; 3]>,
+    pub(crate) orders: Vec<[Option<i64>; 3]>,
+    pub(crate) rates: Vec<[Option<i64>; 3]>,
 }
 
 fn data(seed: u64, orders: usize, rates: usize) -> Data {

@@ -123,6 +123,9 @@ impl Run<'_> {
             JoinSide::Left => left,
             JoinSide::Right => right,
         };
+        if self.limited() && collected::not_in_with_filter(join) {
+            return self.spilling_collected_join(plan, join, (left, right), false, out);
+        }
         const WHAT: &str = "the hash join's build side";
         // Under a memory limit a hash join spills what does not fit
         // (module `spill`).

@@ -8,6 +8,7 @@
 //!     ──long UNION chains balanced (rebalance)──► AST
 //!     ──interval ranges as unit lists (interval_fields)──► AST
 //!     ──mark blocks (blocks)──► AST with one marker per SELECT
+//!     ──USING / NATURAL joins as ON joins, merged columns (using)──► AST
 //!     ──mark the statement's own `SELECT *` (wildcard)──► AST
 //!     ──SqlToRel (views::Expansion over the Catalog as ContextProvider:
 //!        each view read is marked and planned from its own text),
@@ -56,6 +57,7 @@ mod table_ddl;
 mod temporal_ddl;
 mod time_join;
 mod unsupported;
+mod using;
 mod views;
 mod wildcard;
 

@@ -19,6 +19,18 @@
 //! A left join keeps every outer row: one without a subquery row sees NULL,
 //! as SQL's scalar subquery gives for no rows.
 //!
+//! # The empty group ("count bug")
+//!
+//! A correlated aggregate subquery has a value even for an outer row that
+//! no subquery row matches: its aggregates over the empty group (`count` 0,
+//! the others NULL) put through its SELECT expression, so
+//! `(SELECT coalesce(max(v), -1) ...)` is -1 and `(SELECT count(*) ...)` is
+//! 0 there, where the grouped left join has no row at all. When that
+//! expression over the empty group is not NULL, the subquery side carries
+//! a marker column (`__sq_present`, true in every group) and the subquery's
+//! value becomes `CASE WHEN __sq_N.__sq_present IS NULL THEN <value over
+//! the empty group> ELSE __sq_N.<value> END`.
+//!
 //! # Rules
 //!
 //! - **Uncorrelated**: the subquery must return at most one row, which
@@ -43,19 +55,19 @@
 //! - correlation other than `outer = inner` conjuncts of the subquery's
 //!   WHERE clause, or a correlated subquery with GROUP BY, HAVING or
 //!   without an aggregate;
-//! - a correlated `COUNT`: for an outer row without subquery rows SQL says
-//!   0, a left join gives NULL (the "count bug");
 //! - scalar subqueries anywhere but a WHERE or HAVING clause or a SELECT
 //!   list (ON conditions, GROUP BY, ORDER BY).
 
 use std::sync::Arc;
 
 use datafusion_common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
-use datafusion_common::{Column, DFSchema, DataFusionError, NullEquality};
+use datafusion_common::{Column, DFSchema, DataFusionError, NullEquality, ScalarValue};
+use datafusion_expr::expr::Case;
 use datafusion_expr::logical_plan::Aggregate;
 use datafusion_expr::utils::{conjunction, split_conjunction_owned};
 use datafusion_expr::{
     Expr, Filter, Join, JoinConstraint, JoinType, LogicalPlan, Projection, Subquery, SubqueryAlias,
+    lit,
 };
 
 use super::error::SqlError;
@@ -102,7 +114,7 @@ fn has_scalar(expr: &Expr) -> bool {
 /// a projection back to the filter's columns.
 fn rewrite_filter(filter: Filter, counter: &mut usize) -> Result<LogicalPlan, SqlError> {
     let outer_schema = Arc::clone(filter.input.schema());
-    let (input, mut exprs) = joined(&filter.input, vec![filter.predicate], counter)?;
+    let (input, mut exprs) = joined(&filter.input, vec![filter.predicate], false, counter)?;
     let predicate = exprs.remove(0);
     let filtered = LogicalPlan::Filter(Filter::try_new(predicate, input)?);
     let columns = outer_schema
@@ -121,15 +133,18 @@ fn rewrite_projection(
     projection: Projection,
     counter: &mut usize,
 ) -> Result<LogicalPlan, SqlError> {
-    let (input, exprs) = joined(&projection.input, projection.expr, counter)?;
+    let (input, exprs) = joined(&projection.input, projection.expr, true, counter)?;
     Ok(LogicalPlan::Projection(Projection::try_new(exprs, input)?))
 }
 
 /// `input` left-joined with each scalar subquery of `exprs`, and `exprs`
-/// with each subquery replaced by its value column.
+/// with each subquery replaced by its value. With `name_items` (a SELECT
+/// list), an item that is nothing but a subquery whose value is an
+/// expression (see "The empty group") keeps the value column's name.
 fn joined(
     input: &Arc<LogicalPlan>,
     exprs: Vec<Expr>,
+    name_items: bool,
     counter: &mut usize,
 ) -> Result<(Arc<LogicalPlan>, Vec<Expr>), SqlError> {
     let outer_schema = Arc::clone(input.schema());
@@ -137,20 +152,30 @@ fn joined(
     let exprs = exprs
         .into_iter()
         .map(|expr| {
-            expr.transform_down(|e| match e {
-                Expr::ScalarSubquery(subquery) => {
-                    *counter += 1;
-                    let alias = format!("{ALIAS_PREFIX}{counter}");
-                    let (side, value) = subquery_side(&subquery, &outer_schema, &alias)
-                        .map_err(|e| DataFusionError::External(Box::new(e)))?;
-                    joins.push(side);
-                    // The subquery's own subqueries were rewritten already
-                    // (bottom-up): do not descend into the replacement.
-                    Ok(Transformed::new(value, true, TreeNodeRecursion::Jump))
-                }
-                other => Ok(Transformed::no(other)),
+            let mut item_name = None;
+            let bare = name_items && matches!(expr, Expr::ScalarSubquery(_));
+            let replaced = expr
+                .transform_down(|e| match e {
+                    Expr::ScalarSubquery(subquery) => {
+                        *counter += 1;
+                        let alias = format!("{ALIAS_PREFIX}{counter}");
+                        let (side, value, name) =
+                            subquery_side(&subquery, &outer_schema, &alias)
+                                .map_err(|e| DataFusionError::External(Box::new(e)))?;
+                        joins.push(side);
+                        item_name = Some(name);
+                        // The subquery's own subqueries were rewritten
+                        // already (bottom-up): do not descend into the
+                        // replacement.
+                        Ok(Transformed::new(value, true, TreeNodeRecursion::Jump))
+                    }
+                    other => Ok(Transformed::no(other)),
+                })
+                .map(|t| t.data)?;
+            Ok(match item_name {
+                Some(name) if bare && !matches!(replaced, Expr::Column(_)) => replaced.alias(name),
+                _ => replaced,
             })
-            .map(|t| t.data)
         })
         .collect::<Result<Vec<_>, DataFusionError>>()?;
     let mut input = Arc::clone(input);
@@ -172,20 +197,25 @@ fn joined(
 /// A join's right side (aliased) and its keys `(outer, right column)`.
 type Side = (LogicalPlan, Vec<(Expr, Expr)>);
 
-/// The join's right side (aliased), its keys `(outer, right column)` and
-/// the value that replaces the subquery expression.
+/// Name of the marker column of a subquery side whose value over the empty
+/// group is not NULL (module docs, "The empty group").
+const PRESENT: &str = "__sq_present";
+
+/// The join's right side (aliased), its keys `(outer, right column)`, the
+/// value that replaces the subquery expression and the name of the side's
+/// value column.
 fn subquery_side(
     subquery: &Subquery,
     outer: &DFSchema,
     alias: &str,
-) -> Result<(Side, Expr), SqlError> {
+) -> Result<(Side, Expr, String), SqlError> {
     let plan = subquery.subquery.as_ref();
     if plan.schema().fields().len() != 1 {
         return Err(unsupported(
             "scalar subquery: it must return exactly one column",
         ));
     }
-    let (right, keys) = if is_correlated(plan) {
+    let ((right, keys), empty) = if is_correlated(plan) {
         correlated(plan, outer, alias)?
     } else {
         if !single_row(plan) {
@@ -199,10 +229,23 @@ fn subquery_side(
             Arc::clone(&subquery.subquery),
             alias,
         )?);
-        (right, Vec::new())
+        ((right, Vec::new()), None)
     };
-    let value = Expr::Column(Column::from(right.schema().qualified_field(0)));
-    Ok(((right, keys), value))
+    let (qualifier, field) = right.schema().qualified_field(0);
+    let name = field.name().clone();
+    let column = Expr::Column(Column::from((qualifier, field)));
+    let value = match empty {
+        None => column,
+        Some(empty) => {
+            let present = Expr::Column(Column::new(Some(alias), PRESENT));
+            Expr::Case(Case::new(
+                None,
+                vec![(Box::new(present.is_null()), Box::new(empty))],
+                Some(Box::new(column)),
+            ))
+        }
+    };
+    Ok(((right, keys), value, name))
 }
 
 /// Whether `plan` returns at most one row: an aggregate without GROUP BY
@@ -220,8 +263,13 @@ fn single_row(plan: &LogicalPlan) -> bool {
 }
 
 /// A correlated `SELECT f(aggregates) FROM ... WHERE <own> AND outer =
-/// inner ...`: grouped by the inner sides, with them as extra columns.
-fn correlated(plan: &LogicalPlan, outer: &DFSchema, alias: &str) -> Result<Side, SqlError> {
+/// inner ...`: grouped by the inner sides, with them as extra columns, and
+/// `f` over the empty group when that is not NULL (module docs).
+fn correlated(
+    plan: &LogicalPlan,
+    outer: &DFSchema,
+    alias: &str,
+) -> Result<(Side, Option<Expr>), SqlError> {
     const SHAPE: &str = "correlated scalar subquery: tenon decorrelates `SELECT <expression of \
                          aggregates> FROM ... WHERE ...` (no GROUP BY) with the correlation as \
                          `outer = inner` conditions of its WHERE clause";
@@ -244,13 +292,7 @@ fn correlated(plan: &LogicalPlan, outer: &DFSchema, alias: &str) -> Result<Side,
             "{SHAPE}; this one refers to the outer query in its SELECT list"
         )));
     }
-    let is_count = |e: &Expr| matches!(e.clone().unalias(), Expr::AggregateFunction(f) if f.func.name() == "count");
-    if aggregate.aggr_expr.iter().any(is_count) {
-        return Err(unsupported(
-            "correlated scalar subquery with COUNT: for an outer row without subquery rows \
-             SQL gives 0 where a join gives NULL; not decorrelated yet",
-        ));
-    }
+    let empty = over_empty_group(aggregate, &projection.expr[0])?;
     let (correlation, own): (Vec<Expr>, Vec<Expr>) =
         split_conjunction_owned(filter.predicate.clone())
             .into_iter()
@@ -311,6 +353,9 @@ fn correlated(plan: &LogicalPlan, outer: &DFSchema, alias: &str) -> Result<Side,
     )?);
     let mut exprs = projection.expr.clone();
     exprs.extend((0..keys.len()).map(|i| Expr::Column(Column::from_name(key_name(i)))));
+    if empty.is_some() {
+        exprs.push(lit(true).alias(PRESENT));
+    }
     let projected = LogicalPlan::Projection(Projection::try_new(exprs, Arc::new(grouped))?);
     let right = LogicalPlan::SubqueryAlias(SubqueryAlias::try_new(Arc::new(projected), alias)?);
     let on = keys
@@ -331,7 +376,44 @@ fn correlated(plan: &LogicalPlan, outer: &DFSchema, alias: &str) -> Result<Side,
             ))
         })
         .collect::<Result<Vec<_>, DataFusionError>>()?;
-    Ok((right, on))
+    Ok(((right, on), empty))
+}
+
+/// The subquery's value `item` (over the outputs of `aggregate`, which has
+/// no GROUP BY) for an empty group, or `None` when it is NULL there: each
+/// aggregate's output replaced by its value over no rows (a count 0, every
+/// other aggregate NULL).
+fn over_empty_group(aggregate: &Aggregate, item: &Expr) -> Result<Option<Expr>, SqlError> {
+    let schema = aggregate.schema.as_ref();
+    let mut empty_values = Vec::with_capacity(aggregate.aggr_expr.len());
+    for (i, expr) in aggregate.aggr_expr.iter().enumerate() {
+        let (qualifier, field) = schema.qualified_field(i);
+        let counts = matches!(expr.clone().unalias(), Expr::AggregateFunction(f)
+            if matches!(f.func.name(), "count" | "approx_distinct" | "regr_count"));
+        let value = if counts {
+            ScalarValue::new_zero(field.data_type())?
+        } else {
+            ScalarValue::try_from(field.data_type())?
+        };
+        empty_values.push((Column::from((qualifier, field)), value));
+    }
+    let empty = item
+        .clone()
+        .unalias()
+        .transform(|e| {
+            Ok(match e {
+                Expr::Column(c) => match empty_values.iter().find(|(column, _)| *column == c) {
+                    Some((_, value)) => Transformed::yes(Expr::Literal(value.clone(), None)),
+                    None => Transformed::no(Expr::Column(c)),
+                },
+                other => Transformed::no(other),
+            })
+        })
+        .map(|t| t.data)?;
+    Ok(match &empty {
+        Expr::Literal(value, _) if value.is_null() => None,
+        _ => Some(empty),
+    })
 }
 
 /// Rejects every scalar subquery left in the plan (outside WHERE, HAVING

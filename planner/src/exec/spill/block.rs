@@ -282,7 +282,13 @@ pub(super) fn join_blocks(
                         .try_for_each(|b| push(b.map_err(ExecError::into_kernel)?))
                 };
                 fed.for_each_fed(l, r, &feed, &|b| sink(b).map_err(ExecError::into_kernel))
-                    .map_err(ExecError::from)
+                    .map_err(ExecError::from)?;
+                // (NOT IN building the left side: the whole probe side
+                // passed the block at once.)
+                if null_aware && build_side == JoinSide::Left {
+                    fold(&kept, &build_matched);
+                }
+                Ok(())
             }
             None => {
                 let most = if join.small_chunks {

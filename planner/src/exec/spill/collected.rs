@@ -126,6 +126,17 @@ pub(in crate::exec) fn spills(join: &Join, time_join: bool) -> bool {
     join.retyped(JoinType::Inner).is_some()
 }
 
+/// Whether `join` is a NOT IN with a residual filter (a correlated NOT IN:
+/// its correlation is the filter). Its NULL rules hold per correlation
+/// group, which the partitions of a grace join cannot see (a NULL right
+/// key removes only the left rows whose filter it passes, a NULL left key
+/// is removed only by a right row whose filter it passes): under a memory
+/// limit it runs by [`Run::spilling_collected_join`], in blocks of right
+/// rows that each run NOT IN itself.
+pub(in crate::exec) fn not_in_with_filter(join: &Join) -> bool {
+    join.join_type() == JoinType::LeftAntiNullAware && join.options().filter.is_some()
+}
+
 impl Run<'_> {
     /// Runs `join` (the node `plan`, over `inputs` = left and right)
     /// under the memory limit, spilling what does not fit (see the module
@@ -181,6 +192,7 @@ impl Run<'_> {
             ),
         };
         let not_in = join.join_type() == JoinType::LeftAntiNullAware;
+        let filtered_not_in = not_in_with_filter(join);
         let retyped = |t: JoinType| {
             join.retyped(t).ok_or_else(|| {
                 ExecError::Unsupported(format!(
@@ -196,6 +208,9 @@ impl Run<'_> {
             None
         } else {
             let mut inner = match join.equi_keys() {
+                // NOT IN with a filter: each block of right rows runs NOT
+                // IN itself (see `not_in_with_filter`).
+                _ if filtered_not_in => retyped(JoinType::LeftAntiNullAware)?,
                 Some((on, null_equal)) if join.range_conditions().is_empty() => {
                     let mut h = HashJoin::new(JoinType::Inner, on.to_vec())
                         .mode(HashJoinMode::Broadcast)
@@ -223,6 +238,9 @@ impl Run<'_> {
             inner,
             keys: join.equi_keys().map(|(on, ne)| (on.to_vec(), ne)),
         };
+        if filtered_not_in {
+            return self.blocks(&c, &l, &r, out);
+        }
         let metrics = &plan.metrics;
         let (Some(ls), Some(rs)) = (
             c.splitter(JoinSide::Left, 0),

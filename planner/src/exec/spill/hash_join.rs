@@ -29,7 +29,9 @@
 //! ([`JoinType::LeftAntiNullAware`]): a NULL on the right empties the
 //! result, and a left row with a NULL key is kept only when the right
 //! side is empty. Those rows are set aside, the right side's NULLs
-//! counted, and every partition runs as a plain anti join.
+//! counted, and every partition runs as a plain anti join. (A NOT IN with
+//! a residual filter, a correlated one, has these rules per correlation
+//! group: it never comes here, see `collected::not_in_with_filter`.)
 //!
 //! Runtime filters are not made from a build side that spilled: the
 //! build is never whole in memory, and a filter made from part of it

@@ -1,0 +1,8 @@
+//! Issue 52's wrong answers at the edges, each test named after the case
+//! it pins down: the answers are SQL's (and DuckDB's, which gives the same
+//! rows for every query here).
+
+mod empty_group;
+mod not_in_spill;
+mod ties;
+mod using;
