@@ -14,6 +14,7 @@
 //!        each view read is marked and planned from its own text),
 //!        `*` markers expanded (wildcard)──► LogicalPlan
 //!     ──INTERSECT ALL / EXCEPT ALL (set_ops)──► SetOperation nodes
+//!     ──UNION column types (set_ops)──► branches cast to one type
 //!     ──implicit joins (implicit_join)──► WHERE join predicates in inner joins
 //!     ──IN / NOT IN (subquery)──► semi / null-aware anti joins
 //!     ──EXISTS, correlated IN (exists)──► semi / anti joins, decorrelated
@@ -84,7 +85,9 @@ pub use join_condition::{
 };
 pub use pushdown::push_down_filters;
 pub use scalar::scalar_subqueries_to_joins;
-pub use set_ops::{SetOperation, SetOperator, as_set_operation, plan_set_operations_all};
+pub use set_ops::{
+    SetOperation, SetOperator, as_set_operation, plan_set_operations_all, union_common_types,
+};
 pub use statement::{
     CreateTable, CreateView, DropObjects, ScriptStatement, SqlStatement, parse_statement,
     split_statements,
@@ -215,6 +218,7 @@ pub fn plan_sql_with(
     let (plan, expansion) = views::Expansion::plan(catalog, statement, &mut comments)?;
     let plan = plan_expansions(plan)?;
     let plan = plan_set_operations_all(plan)?;
+    let plan = union_common_types(plan)?;
     let table_rows = |name: &str| catalog.table(name).and_then(|t| t.stats.row_count);
     let plan = push_where_into_inner_joins_with(plan, &table_rows)?;
     let plan = in_subqueries_to_joins(plan)?;

@@ -26,8 +26,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use datafusion_common::tree_node::Transformed;
-use datafusion_common::{DFSchemaRef, NullEquality};
-use datafusion_expr::logical_plan::{Distinct, Extension, Projection};
+use datafusion_common::{DFSchemaRef, DataFusionError, NullEquality};
+use datafusion_expr::logical_plan::{Distinct, Extension, Projection, Union};
 use datafusion_expr::type_coercion::binary::comparison_coercion;
 use datafusion_expr::{Expr, JoinType, LogicalPlan, UserDefinedLogicalNodeCore};
 
@@ -153,6 +153,94 @@ pub fn plan_set_operations_all(plan: LogicalPlan) -> Result<LogicalPlan, SqlErro
     });
     match rewritten {
         Ok(t) => Ok(t.data),
+        Err(e) => Err(SqlError::Plan(e.to_string())),
+    }
+}
+
+/// Gives every `UNION [ALL]` the column types its branches meet at
+/// (`comparison_coercion`, the rule the lowering of a union applies to its
+/// branches), each branch cast where it differs, and the nodes above it
+/// their schemas again: a union's type is the same at the top of a query,
+/// under ORDER BY and inside a subquery. (`SqlToRel` types a union as its
+/// first branch, so `SELECT NULL a UNION ALL SELECT 11` was a column of
+/// type Null, and an unsigned column with a negative one cast to the
+/// unsigned type above it.)
+///
+/// # Errors
+/// [`SqlError::Unsupported`] when two branches' types do not meet.
+pub fn union_common_types(plan: LogicalPlan) -> Result<LogicalPlan, SqlError> {
+    let mut changed = false;
+    let rewritten = plan.transform_up_with_subqueries(|node| {
+        let LogicalPlan::Union(union) = &node else {
+            return if changed {
+                node.recompute_schema().map(Transformed::yes)
+            } else {
+                Ok(Transformed::no(node))
+            };
+        };
+        let Some(first) = union.inputs.first() else {
+            return Ok(Transformed::no(node));
+        };
+        let mut types: Vec<_> = first
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        for input in &union.inputs[1..] {
+            for (j, f) in input.schema().fields().iter().enumerate() {
+                let Some(t) = types.get_mut(j) else { continue };
+                if t == f.data_type() {
+                    continue;
+                }
+                *t = comparison_coercion(t, f.data_type()).ok_or_else(|| {
+                    DataFusionError::External(Box::new(SqlError::Unsupported(format!(
+                        "UNION branches give column `{}` types that do not meet ({} and {}): \
+                         cast them to one type in every branch",
+                        union.schema.field(j).name(),
+                        t,
+                        f.data_type()
+                    ))))
+                })?;
+            }
+        }
+        let same = union.inputs.iter().all(|i| {
+            i.schema()
+                .fields()
+                .iter()
+                .zip(&types)
+                .all(|(f, t)| f.data_type() == t)
+        });
+        if same
+            && union
+                .schema
+                .fields()
+                .iter()
+                .zip(&types)
+                .all(|(f, t)| f.data_type() == t)
+        {
+            return if changed {
+                node.recompute_schema().map(Transformed::yes)
+            } else {
+                Ok(Transformed::no(node))
+            };
+        }
+        changed = true;
+        let inputs = union
+            .inputs
+            .iter()
+            .map(|i| cast_to(i, &types).map(Arc::new))
+            .collect::<datafusion_common::Result<Vec<_>>>()?;
+        Ok(Transformed::yes(LogicalPlan::Union(
+            Union::try_new_with_loose_types(inputs)?,
+        )))
+    });
+    match rewritten {
+        Ok(t) => Ok(t.data),
+        Err(DataFusionError::External(e)) => match e.downcast::<SqlError>() {
+            Ok(e) => Err(*e),
+            Err(e) => Err(SqlError::Plan(e.to_string())),
+        },
         Err(e) => Err(SqlError::Plan(e.to_string())),
     }
 }

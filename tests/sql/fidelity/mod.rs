@@ -5,4 +5,5 @@
 mod empty_group;
 mod not_in_spill;
 mod ties;
+mod unions;
 mod using;
