@@ -350,7 +350,7 @@ fn bad_expansions_are_clear_errors() {
         ),
         (
             "SELECT * FROM (VALUES (1)) AS t(x), LATERAL TABLE(nope(x)) AS u(y)",
-            "no table function `nope` (known: generate_series, string_to_table",
+            "no table function `nope` (known: generate_series, range, string_to_table",
         ),
         (
             "SELECT * FROM (VALUES (1)) AS t(x), LATERAL TABLE(generate_series(1, x)) AS u(a, b)",

@@ -8,7 +8,7 @@
 //!     ──long UNION chains balanced (rebalance)──► AST
 //!     ──interval ranges as unit lists (interval_fields)──► AST
 //!     ──mark blocks (blocks)──► AST with one marker per SELECT
-//!     ──USING / NATURAL joins as ON joins, merged columns (using)──► AST
+//!     ──SEMI / ANTI, USING / NATURAL joins as SQL means them (join_syntax)──► AST
 //!     ──mark the statement's own `SELECT *` (wildcard)──► AST
 //!     ──SqlToRel (views::Expansion over the Catalog as ContextProvider:
 //!        each view read is marked and planned from its own text),
@@ -48,6 +48,7 @@ mod implicit_join;
 mod interval_fields;
 mod join_condition;
 mod join_reorder;
+mod join_syntax;
 mod pushdown;
 mod rebalance;
 mod scalar;
@@ -58,7 +59,6 @@ mod table_ddl;
 mod temporal_ddl;
 mod time_join;
 mod unsupported;
-mod using;
 mod views;
 mod wildcard;
 

@@ -125,7 +125,7 @@ impl TableSource for ViewSource {
 /// when that does not apply or fails, the statement as it is.
 fn plan_statement(expansion: &Expansion<'_>, mut statement: Statement) -> DfResult<LogicalPlan> {
     super::expand::rewrite_expansions(&mut statement, expansion.catalog).map_err(external)?;
-    super::using::rewrite_using_joins(&mut statement, expansion).map_err(external)?;
+    super::join_syntax::rewrite_join_syntax(&mut statement, expansion).map_err(external)?;
     if let Some(marked) = wildcard::mark_wildcards(&statement) {
         let planned = SqlToRel::new(expansion)
             .sql_statement_to_plan(marked.statement.clone())

@@ -8,7 +8,8 @@
 //! millions of rows for one input row still gives bounded batches.
 //!
 //! Built in: [`GenerateSeries`] (`generate_series(start, stop[, step])`
-//! over integers, dates and timestamps) and [`SplitString`]
+//! over integers, dates and timestamps), [`Range`] (`range([start, ]stop[,
+//! step])`, DuckDB's, the stop excluded) and [`StringToTable`]
 //! (`string_to_table(text, delimiter)`, as PostgreSQL's). Programs register their own with
 //! [`Catalog::register_table_function`](crate::sql::Catalog::register_table_function).
 
@@ -21,7 +22,7 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, UInt32Array};
 use arrow_schema::{DataType, FieldRef};
 
-pub use series::GenerateSeries;
+pub use series::{GenerateSeries, Range};
 pub use string_to_table::StringToTable;
 
 /// A chunk of a table function's output: its rows, each tagged with the
@@ -119,5 +120,9 @@ pub trait TableFunction: Debug + Send + Sync {
 
 /// The built-in table functions.
 pub fn built_in() -> Vec<Arc<dyn TableFunction>> {
-    vec![Arc::new(GenerateSeries), Arc::new(StringToTable)]
+    vec![
+        Arc::new(GenerateSeries),
+        Arc::new(Range),
+        Arc::new(StringToTable),
+    ]
 }

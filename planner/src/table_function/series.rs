@@ -15,7 +15,9 @@ use super::{TableFunction, TableFunctionRows, TableFunctionSink};
 /// apart (default 1; a negative step counts down). Over integers (BIGINT
 /// out), dates and timestamps with an interval step (a date's default step
 /// is one day; a timestamp needs one). Months step by the calendar. A NULL
-/// argument gives no row; a zero step is an error.
+/// argument gives no row; a zero step is an error (an interval is zero as
+/// PostgreSQL compares it, a month counting 30 days), and so is a calendar
+/// step that stops advancing (a month less 30 days, from January 31).
 ///
 /// ```
 /// use std::sync::Arc;
@@ -100,7 +102,7 @@ impl TableFunction for GenerateSeries {
     ) -> Result<(), String> {
         let types: Vec<DataType> = args.iter().map(|a| a.data_type().clone()).collect();
         match series_of(&types)? {
-            Series::Integers => integers(args, max_rows.max(1), sink),
+            Series::Integers => integers(args, true, max_rows.max(1), sink),
             Series::Times(t) => times(args, &t, max_rows.max(1), sink),
         }
     }
@@ -110,9 +112,69 @@ fn err(e: impl std::fmt::Display) -> String {
     format!("generate_series: {e}")
 }
 
-/// Integer series: runs of values filled without a per-row call.
+/// `range(stop)` / `range(start, stop[, step])`, as DuckDB's: one BIGINT
+/// row (column `range`) per value from `start` (default 0) up to `stop`
+/// exclusive, `step` apart (default 1; a negative step counts down). A
+/// NULL argument gives no row; a zero step is an error.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow_array::{ArrayRef, Int64Array, cast::AsArray, types::Int64Type};
+/// use tenon_planner::table_function::{Range, TableFunction};
+///
+/// let stop: ArrayRef = Arc::new(Int64Array::from(vec![3]));
+/// let mut values = Vec::new();
+/// Range
+///     .call(&[stop], 8192, &mut |chunk| {
+///         values.extend(chunk.columns[0].as_primitive::<Int64Type>().values().iter().copied());
+///         Ok(())
+///     })
+///     .unwrap();
+/// assert_eq!(values, vec![0, 1, 2]);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Range;
+
+impl TableFunction for Range {
+    fn name(&self) -> &str {
+        "range"
+    }
+
+    fn columns(&self, args: &[DataType]) -> Result<Vec<FieldRef>, String> {
+        let int = |t: &DataType| t.is_integer() || *t == DataType::Null;
+        if args.is_empty() || args.len() > 3 || !args.iter().all(int) {
+            return Err(format!(
+                "range(stop) or range(start, stop[, step]) takes integers, not ({})",
+                type_list(args)
+            ));
+        }
+        Ok(vec![Arc::new(Field::new("range", DataType::Int64, true))])
+    }
+
+    fn call(
+        &self,
+        args: &[ArrayRef],
+        max_rows: usize,
+        sink: &mut TableFunctionSink<'_>,
+    ) -> Result<(), String> {
+        let types: Vec<DataType> = args.iter().map(|a| a.data_type().clone()).collect();
+        self.columns(&types)?;
+        let args: Vec<ArrayRef> = match args {
+            [stop] => vec![
+                Arc::new(Int64Array::from(vec![0; stop.len()])),
+                Arc::clone(stop),
+            ],
+            _ => args.to_vec(),
+        };
+        integers(&args, false, max_rows.max(1), sink)
+    }
+}
+
+/// Integer series (`stop` included when `inclusive`): runs of values
+/// filled without a per-row call.
 fn integers(
     args: &[ArrayRef],
+    inclusive: bool,
     max_rows: usize,
     sink: &mut TableFunctionSink<'_>,
 ) -> Result<(), String> {
@@ -140,17 +202,18 @@ fn integers(
         if start.is_null(row) || stop.is_null(row) || step.is_some_and(|s| s.is_null(row)) {
             continue;
         }
-        let (a, b) = (start.value(row), stop.value(row));
-        let s = step.map_or(1, |s| s.value(row));
+        let (a, s) = (start.value(row), step.map_or(1, |s| s.value(row)));
         if s == 0 {
             return Err(format!("generate_series: the step of row {} is 0", row + 1));
         }
+        // The last value allowed (an exclusive stop is one short of it),
+        // in i128 so that extreme bounds cannot overflow.
+        let b = i128::from(stop.value(row)) - if inclusive { 0 } else { i128::from(s.signum()) };
         let r = u32::try_from(row).map_err(err)?;
-        // the count of values, in i128 so that extreme bounds cannot overflow
-        let n = if (s > 0 && a > b) || (s < 0 && a < b) {
+        let n = if (s > 0 && i128::from(a) > b) || (s < 0 && i128::from(a) < b) {
             0
         } else {
-            ((i128::from(b) - i128::from(a)) / i128::from(s) + 1) as u128
+            ((b - i128::from(a)) / i128::from(s) + 1) as u128
         };
         let mut k: u128 = 0;
         while k < n {
@@ -221,11 +284,22 @@ fn times(
         let stop_v = stop.slice(row, 1);
         let step_v = Scalar::new(step.slice(row, 1));
         let mut cur = start.slice(row, 1);
-        let next = arrow_arith::numeric::add(&cur, &step_v).map_err(err)?;
-        let down = less(&next, &cur)?;
-        if !down && !less(&cur, &next)? {
-            return Err(format!("generate_series: the step of row {} is 0", row + 1));
+        // The step's direction as PostgreSQL reads an interval (a month
+        // counts 30 days): `INTERVAL '1' MONTH - INTERVAL '30' DAY` is zero.
+        let interval = step
+            .as_primitive::<arrow_array::types::IntervalMonthDayNanoType>()
+            .value(row);
+        const DAY_NS: i128 = 86_400_000_000_000;
+        let span = i128::from(interval.months) * 30 * DAY_NS
+            + i128::from(interval.days) * DAY_NS
+            + i128::from(interval.nanoseconds);
+        if span == 0 {
+            return Err(format!(
+                "generate_series: the step of row {} is 0 (a month counts as 30 days)",
+                row + 1
+            ));
         }
+        let down = span < 0;
         loop {
             let past = if down {
                 less(&cur, &stop_v)?
@@ -242,7 +316,24 @@ fn times(
                 flush(&mut rows, &mut parts)?;
                 held = 0;
             }
-            cur = arrow_arith::numeric::add(&cur, &step_v).map_err(err)?;
+            let next = arrow_arith::numeric::add(&cur, &step_v).map_err(err)?;
+            // A calendar step may stand still or turn back on some dates
+            // (a month less 30 days from January 31): an error, not a
+            // series that never ends.
+            let advances = if down {
+                less(&next, &cur)?
+            } else {
+                less(&cur, &next)?
+            };
+            if !advances {
+                return Err(format!(
+                    "generate_series: the step of row {} does not advance from {}; use a step \
+                     of days or of whole months",
+                    row + 1,
+                    arrow_cast::display::array_value_to_string(&cur, 0).map_err(err)?
+                ));
+            }
+            cur = next;
         }
     }
     if held > 0 {

@@ -3,6 +3,7 @@
 //! rows for every query here).
 
 mod empty_group;
+mod join_syntax;
 mod not_in_spill;
 mod ties;
 mod unions;

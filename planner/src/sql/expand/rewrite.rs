@@ -105,7 +105,11 @@ fn rewrite_factor(factor: &mut TableFactor, catalog: &Catalog) -> Result<Option<
         *factor = marker_factor("unnest", *with_ordinality, alias.take(), array_exprs, &text)?;
         return Ok(Some(text));
     }
-    let Some((name, args, alias)) = lateral_table_call(factor)? else {
+    let call = match lateral_table_call(factor)? {
+        Some(call) => Some(call),
+        None => bare_table_call(factor, catalog)?,
+    };
+    let Some((name, args, alias)) = call else {
         return Ok(None);
     };
     if catalog.table_function(&name).is_none() {
@@ -177,6 +181,38 @@ fn lateral_table_call(factor: &mut TableFactor) -> Result<Option<LateralCall>, S
             )));
         }
     };
+    Ok(Some((called, exprs, alias.take())))
+}
+
+/// `generate_series(1, 3)` in FROM without `LATERAL TABLE`: a registered
+/// table function called as a table (as PostgreSQL and DuckDB write it),
+/// the same as its `LATERAL TABLE` form.
+fn bare_table_call(
+    factor: &mut TableFactor,
+    catalog: &Catalog,
+) -> Result<Option<LateralCall>, SqlError> {
+    let TableFactor::Table {
+        name,
+        args: Some(args),
+        alias,
+        ..
+    } = factor
+    else {
+        return Ok(None);
+    };
+    let Some(called) = single_name(name).filter(|n| catalog.table_function(n).is_some()) else {
+        return Ok(None);
+    };
+    let exprs = args
+        .args
+        .iter()
+        .map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e.clone()),
+            other => Err(SqlError::Unsupported(format!(
+                "argument `{other}` of table function `{called}`: pass plain expressions"
+            ))),
+        })
+        .collect::<Result<_, _>>()?;
     Ok(Some((called, exprs, alias.take())))
 }
 

@@ -1,5 +1,10 @@
-//! `JOIN ... USING (...)` and `NATURAL JOIN` as SQL defines them, by a
-//! rewrite of the syntax tree into `ON` joins before `SqlToRel` plans it.
+//! Join syntax `SqlToRel` does not plan as SQL defines it, rewritten in the
+//! syntax tree before it plans: `SEMI JOIN` and `ANTI JOIN` (DuckDB's
+//! names of the left semi and anti joins) become `LEFT SEMI JOIN` and
+//! `LEFT ANTI JOIN`; `JOIN ... USING (...)` and `NATURAL JOIN` become
+//! `ON` joins with SQL's merged columns.
+//!
+//! # USING and NATURAL
 //!
 //! SQL gives a USING (or NATURAL) join one column per join column, the
 //! "merged" column: the left side's value for INNER and LEFT joins, the
@@ -44,13 +49,13 @@ use sqlparser::ast::{
 
 use super::error::SqlError;
 
-/// Rewrites every USING and NATURAL join of `statement` (see the module
-/// docs), looking up the columns of tables and views in `provider`.
+/// Rewrites every SEMI, ANTI, USING and NATURAL join of `statement` (see
+/// the module docs), looking up the columns of tables and views in `provider`.
 ///
 /// # Errors
 /// [`SqlError::Unsupported`] for a USING column that one side does not
 /// have, or has twice.
-pub(super) fn rewrite_using_joins<P: ContextProvider>(
+pub(super) fn rewrite_join_syntax<P: ContextProvider>(
     statement: &mut Statement,
     provider: &P,
 ) -> Result<(), SqlError> {
@@ -127,6 +132,14 @@ impl<P: ContextProvider> Rewriter<'_, P> {
     }
 
     fn rewrite_select(&self, select: &mut Select) -> Result<(), SqlError> {
+        for join in select.from.iter_mut().flat_map(|t| t.joins.iter_mut()) {
+            let op = &mut join.join_operator;
+            match op {
+                JoinOperator::Semi(c) => *op = JoinOperator::LeftSemi(c.clone()),
+                JoinOperator::Anti(c) => *op = JoinOperator::LeftAnti(c.clone()),
+                _ => {}
+            }
+        }
         if !select
             .from
             .iter()

@@ -1,0 +1,57 @@
+//! Join syntax of DuckDB's and DataFusion's join tests that has a clear
+//! meaning: `SEMI JOIN` / `ANTI JOIN` (the left semi and anti joins), table
+//! functions called in FROM without `LATERAL TABLE` (`generate_series`,
+//! `range`), and a `generate_series` whose calendar step stands still.
+//! Expected rows from the definitions (DuckDB 2.0.1 gives the same).
+
+use crate::common::*;
+
+fn rows(sql: &str) -> Vec<String> {
+    run_ordered(&empty_session(2, 8192), sql)
+}
+
+const A: &str = "(VALUES (1), (2), (2), (3), (NULL)) a(k)";
+const B: &str = "(VALUES (2), (3), (3), (4)) b(k)";
+
+#[test]
+fn semi_join_and_anti_join_as_join_types() {
+    assert_eq!(
+        rows(&format!(
+            "SELECT k FROM {A} SEMI JOIN {B} ON a.k = b.k ORDER BY k"
+        )),
+        ["2", "2", "3"]
+    );
+    assert_eq!(
+        rows(&format!(
+            "SELECT k FROM {A} ANTI JOIN {B} ON a.k = b.k ORDER BY k"
+        )),
+        ["1", "NULL"]
+    );
+}
+
+#[test]
+fn range_and_generate_series_in_from_without_lateral_table() {
+    assert_eq!(rows("SELECT * FROM generate_series(1, 3)"), ["1", "2", "3"]);
+    assert_eq!(rows("SELECT * FROM range(3)"), ["0", "1", "2"]);
+    assert_eq!(rows("SELECT * FROM range(1, 7, 2)"), ["1", "3", "5"]);
+    assert_eq!(rows("SELECT * FROM range(3, 0, -1)"), ["3", "2", "1"]);
+    assert_eq!(rows("SELECT * FROM range(3, 3)"), Vec::<String>::new());
+    assert_eq!(
+        rows("SELECT s.x FROM generate_series(2, 6, 2) AS s(x) ORDER BY x DESC"),
+        ["6", "4", "2"]
+    );
+}
+
+#[test]
+fn generate_series_with_a_step_that_can_stand_still_is_an_error() {
+    let s = empty_session(1, 8192);
+    for sql in [
+        "SELECT * FROM LATERAL TABLE(generate_series(TIMESTAMP '2024-01-01 00:00:00', \
+         TIMESTAMP '2024-12-01 00:00:00', INTERVAL '1' MONTH - INTERVAL '30' DAY))",
+        "SELECT * FROM LATERAL TABLE(generate_series(TIMESTAMP '2024-01-31 00:00:00', \
+         TIMESTAMP '2024-12-01 00:00:00', INTERVAL '1' MONTH - INTERVAL '29' DAY))",
+    ] {
+        let e = query_err(&s, sql);
+        assert!(e.to_string().contains("generate_series: the step"), "{e}");
+    }
+}
