@@ -55,3 +55,32 @@ fn generate_series_with_a_step_that_can_stand_still_is_an_error() {
         assert!(e.to_string().contains("generate_series: the step"), "{e}");
     }
 }
+
+#[test]
+fn unnest_or_lateral_table_inside_in_or_exists_subquery() {
+    let v = "(VALUES (1), (5)) a(k)";
+    assert_eq!(
+        rows(&format!(
+            "SELECT k FROM {v} WHERE k IN (SELECT x FROM UNNEST([1, 2, 3]) AS u(x)) ORDER BY k"
+        )),
+        ["1"]
+    );
+    assert_eq!(
+        rows(&format!(
+            "SELECT k FROM {v} WHERE EXISTS (SELECT 1 FROM LATERAL TABLE(generate_series(1, 3)) \
+             AS g(x) WHERE x = a.k) ORDER BY k"
+        )),
+        ["1"]
+    );
+    assert_eq!(
+        rows(&format!(
+            "SELECT k FROM {v} WHERE NOT EXISTS (SELECT 1 FROM range(4) AS g(x) WHERE x = a.k) \
+             ORDER BY k"
+        )),
+        ["5"]
+    );
+    assert_eq!(
+        rows("SELECT (SELECT max(x) FROM UNNEST([1, 2]) AS u(x))"),
+        ["2"]
+    );
+}

@@ -254,12 +254,13 @@ fn expand_scan(plan: &LogicalPlan) -> Option<(String, &ExpandSource)> {
     }
 }
 
-/// Turns the joins with marker calls into [`Expand`] nodes (module docs).
+/// Turns the joins with marker calls into [`Expand`] nodes (module docs),
+/// also inside subqueries (`x IN (SELECT ... FROM UNNEST(...))`).
 ///
 /// # Errors
 /// An argument that reads a column of an enclosing query.
 pub fn plan_expansions(plan: LogicalPlan) -> Result<LogicalPlan, SqlError> {
-    let rewritten = plan.transform_down(|node| {
+    let rewritten = plan.transform_down_with_subqueries(|node| {
         // `FROM t, LATERAL TABLE(f(t.x)) AS g CROSS JOIN UNNEST(g.y)` is
         // planned t × (g ⋈ u): the expansion that starts the right side
         // reads `t`, so it joins `t` first, ((t × g) ⋈ u)
