@@ -165,7 +165,7 @@ pub fn read_table(path: &Path, batch_size: usize) -> Result<LoadedTable, IoError
 /// As [`read_table`], and [`IoError::ColumnMismatch`] when a file does not
 /// have a declared column or has it in a type that cannot be cast.
 pub fn read_table_with(path: &Path, options: &ReadOptions) -> Result<LoadedTable, IoError> {
-    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let meta = table_metadata(path)?;
     let (schema, batches, skipped) = if meta.is_dir() {
         read_dir(path, options)?
     } else {
@@ -303,6 +303,46 @@ fn rechunk(batches: Vec<RecordBatch>, batch_size: usize) -> Vec<RecordBatch> {
 
 /// The data files of a directory, in name order: those with an extension
 /// of `format`, or of any known format.
+/// What kind of file a table's `path` is: a regular file or a directory
+/// (symbolic links followed).
+///
+/// # Errors
+/// [`IoError::NotFound`] or [`IoError::Io`] when it cannot be looked at;
+/// [`IoError::Table`] for anything else (a FIFO, a device, a socket): a
+/// table is read more than once (its schema, its statistics, each query),
+/// which such a file cannot give, and reading it would wait for a writer.
+pub(crate) fn table_metadata(path: &Path) -> Result<fs::Metadata, IoError> {
+    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    if meta.is_dir() || meta.is_file() {
+        return Ok(meta);
+    }
+    #[cfg(unix)]
+    let kind = {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if t.is_socket() {
+            "a socket"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        }
+    };
+    #[cfg(not(unix))]
+    let kind = "not a regular file";
+    Err(IoError::Table {
+        path: path.to_path_buf(),
+        message: format!(
+            "{kind}: a table is read more than once (its columns, its statistics, each \
+             query), so tenon reads regular files and directories only; copy the data into a \
+             file first (such as `cat {} > table.csv`)",
+            path.display()
+        ),
+    })
+}
+
 pub(crate) fn data_files(dir: &Path, format: Option<FileFormat>) -> Result<Vec<PathBuf>, IoError> {
     let mut files = Vec::new();
     let mut subdirs = Vec::new();
@@ -744,7 +784,7 @@ pub(crate) fn json_key_order(path: &Path) -> Result<Vec<String>, IoError> {
 
 /// Reads a JSON array of objects or NDJSON, inferring the schema.
 fn read_json(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBatch>), IoError> {
-    let schema = json_schema(path)?;
+    let schema = json_table_schema(path)?;
     let reader = arrow_json::ReaderBuilder::new(schema.clone())
         .with_batch_size(batch_size)
         .build(json_values(path)?)
@@ -753,6 +793,29 @@ fn read_json(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBat
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| json_error(path, e))?;
     Ok((schema, batches))
+}
+
+/// The schema of a JSON file registered as a table: [`json_schema`], which
+/// must have a column.
+///
+/// # Errors
+/// A file without any key to read a column from (empty, `[]`, `{}`).
+pub(crate) fn json_table_schema(path: &Path) -> Result<SchemaRef, IoError> {
+    let schema = json_schema(path)?;
+    if schema.fields().is_empty() {
+        // nothing to read columns from: an empty file, `[]`, or objects
+        // without keys
+        return Err(IoError::Parse {
+            path: path.to_path_buf(),
+            line: None,
+            column: None,
+            message: "no columns: the file holds no JSON object with a key, so tenon cannot \
+                      tell its columns (give it at least one row, or declare the table with \
+                      CREATE TABLE and its columns)"
+                .into(),
+        });
+    }
+    Ok(schema)
 }
 
 /// The schema of a JSON file, inferred from its first objects, its columns
