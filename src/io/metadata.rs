@@ -13,7 +13,7 @@ use arrow_schema::{Field, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 
 use super::csv::infer_schema;
-use super::read::{corrupt, data_files, json_schema, open, schema_difference};
+use super::read::{corrupt, data_files, json_table_schema, open, schema_difference};
 use super::{CsvOptions, FileFormat, IoError, format_of};
 
 /// A file's size and modification time: a file replaced or rewritten has
@@ -73,7 +73,7 @@ impl TableStamp {
 /// As `read_table`, and [`IoError::Table`] for two columns of one name
 /// (SQL could not tell them apart: rename one in the file).
 pub fn table_schema(path: &Path) -> Result<SchemaRef, IoError> {
-    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let meta = super::read::table_metadata(path)?;
     let schema = if meta.is_dir() {
         let files = data_files(path, None)?;
         let Some(first_path) = files.first() else {
@@ -120,7 +120,7 @@ fn file_schema(path: &Path) -> Result<SchemaRef, IoError> {
         }
         Some(FileFormat::Arrow) => ipc_schema(path),
         Some(FileFormat::Csv) => infer_schema(path, &CsvOptions::default()),
-        Some(FileFormat::Json) => json_schema(path),
+        Some(FileFormat::Json) => json_table_schema(path),
         None => Err(IoError::UnknownFormat {
             path: path.to_path_buf(),
         }),
@@ -189,7 +189,7 @@ pub struct FileStats {
 /// [`IoError::NotFound`], [`IoError::EmptyDirectory`], [`IoError::Io`],
 /// [`IoError::Corrupt`] (a Parquet footer that does not read).
 pub fn file_stats(path: &Path, format: Option<FileFormat>) -> Result<FileStats, IoError> {
-    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let meta = super::read::table_metadata(path)?;
     let files = if meta.is_dir() {
         let files = data_files(path, format)?;
         if files.is_empty() {

@@ -46,6 +46,7 @@ mod implicit_join;
 mod interval_fields;
 mod join_condition;
 mod join_reorder;
+mod limit_literal;
 mod pushdown;
 mod rebalance;
 mod scalar;
