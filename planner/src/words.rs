@@ -47,7 +47,10 @@ pub fn without_dependency_prefixes(text: &str) -> String {
 /// The dependency prefix `text` contains, if any (for tests that check
 /// messages).
 pub fn dependency_prefix(text: &str) -> Option<&'static str> {
-    DEPENDENCY_PREFIXES.iter().copied().find(|p| text.contains(p))
+    DEPENDENCY_PREFIXES
+        .iter()
+        .copied()
+        .find(|p| text.contains(p))
 }
 
 #[cfg(test)]

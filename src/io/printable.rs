@@ -19,9 +19,12 @@ fn has_time(t: &DataType) -> bool {
     use DataType::*;
     match t {
         Timestamp(..) | Date32 | Date64 | Time32(_) | Time64(_) => true,
-        List(f) | LargeList(f) | ListView(f) | LargeListView(f) | FixedSizeList(f, _) | Map(f, _) => {
-            has_time(f.data_type())
-        }
+        List(f)
+        | LargeList(f)
+        | ListView(f)
+        | LargeListView(f)
+        | FixedSizeList(f, _)
+        | Map(f, _) => has_time(f.data_type()),
         Struct(fields) => fields.iter().any(|f| has_time(f.data_type())),
         Dictionary(_, v) => has_time(v),
         _ => false,
@@ -80,7 +83,8 @@ pub(super) fn check_printable(
                 // a type the writers cannot print at all: check_writable's
                 continue;
             };
-            let prints = |row: usize| array.is_null(row) || formatter.value(row).write(&mut Sink).is_ok();
+            let prints =
+                |row: usize| array.is_null(row) || formatter.value(row).write(&mut Sink).is_ok();
             // a flat column: its smallest and largest values tell (the
             // printable values are one range); the first bad row is looked
             // for only when one of them fails
@@ -101,13 +105,8 @@ pub(super) fn check_printable(
                         high = Some((row, v));
                     }
                 }
-                let ends_print = [low, high]
-                    .iter()
-                    .flatten()
-                    .all(|&(row, _)| prints(row));
-                if !ends_print
-                    && let Some(row) = (0..array.len()).find(|&r| !prints(r))
-                {
+                let ends_print = [low, high].iter().flatten().all(|&(row, _)| prints(row));
+                if !ends_print && let Some(row) = (0..array.len()).find(|&r| !prints(r)) {
                     return Err(bad(row, ints.is_valid(row).then(|| ints.value(row))));
                 }
             } else if let Some(row) = (0..array.len()).find(|&r| !prints(r)) {

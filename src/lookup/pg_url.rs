@@ -222,7 +222,10 @@ pub(crate) fn parse(url: &str) -> Result<PgUrl, String> {
         }
     } else {
         match address.rsplit_once(':') {
-            Some((h, p)) => (decode(h).map_err(|_| bad("a bad %-escape in the host"))?, Some(p)),
+            Some((h, p)) => (
+                decode(h).map_err(|_| bad("a bad %-escape in the host"))?,
+                Some(p),
+            ),
             None => (
                 decode(address).map_err(|_| bad("a bad %-escape in the host"))?,
                 None,
@@ -318,8 +321,8 @@ mod tests {
 
     #[test]
     fn postgres_url_user_info_parameters_and_ipv6() {
-        let u = parse("jdbc:postgresql://al%40ice:p%2Fw@[::1]:6543/my%20db?connect_timeout=7")
-            .unwrap();
+        let u =
+            parse("jdbc:postgresql://al%40ice:p%2Fw@[::1]:6543/my%20db?connect_timeout=7").unwrap();
         assert_eq!(u.host, "::1");
         assert_eq!(u.port, 6543);
         assert_eq!(u.dbname, "my db");

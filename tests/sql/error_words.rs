@@ -179,11 +179,19 @@ fn dependency_words_still_leak() {
     let cases: Vec<(Vec<String>, &str)> = vec![
         // an empty .json table
         (
-            vec!["--table".into(), file("empty.json", ""), "SELECT * FROM t".into()],
+            vec![
+                "--table".into(),
+                file("empty.json", ""),
+                "SELECT * FROM t".into(),
+            ],
             "no columns",
         ),
         (
-            vec!["--table".into(), file("none.json", "[]"), "SELECT * FROM t".into()],
+            vec![
+                "--table".into(),
+                file("none.json", "[]"),
+                "SELECT * FROM t".into(),
+            ],
             "no columns",
         ),
         // a CSV row with too few fields

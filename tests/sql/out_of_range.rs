@@ -44,7 +44,9 @@ fn out_of_range_timestamps_printed_as_data() {
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(3), "{format}: {err}");
         assert!(
-            err.contains("column `ts`") && err.contains("row 2") && err.contains("9223372036854775807"),
+            err.contains("column `ts`")
+                && err.contains("row 2")
+                && err.contains("9223372036854775807"),
             "{format}: {err}"
         );
         assert!(!err.contains("Cast error"), "{format}: {err}");

@@ -50,7 +50,10 @@ fn fifo_as_table_is_refused() {
     assert!(started.elapsed() < Duration::from_secs(30));
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("a FIFO") && err.contains("regular files"), "{err}");
+    assert!(
+        err.contains("a FIFO") && err.contains("regular files"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -58,12 +61,18 @@ fn limit_of_u64_max() {
     let session = empty_session(1, 8192);
     let sql = "SELECT k FROM (VALUES (1), (2)) AS t(k) ORDER BY k";
     assert_eq!(
-        row_strings(&collect(&session, &format!("{sql} LIMIT 18446744073709551615"))),
+        row_strings(&collect(
+            &session,
+            &format!("{sql} LIMIT 18446744073709551615")
+        )),
         ["1", "2"]
     );
     assert!(
-        collect(&session, &format!("{sql} LIMIT 5 OFFSET 18446744073709551615"))
-            .iter()
-            .all(|b| b.num_rows() == 0)
+        collect(
+            &session,
+            &format!("{sql} LIMIT 5 OFFSET 18446744073709551615")
+        )
+        .iter()
+        .all(|b| b.num_rows() == 0)
     );
 }

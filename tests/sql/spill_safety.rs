@@ -67,7 +67,10 @@ fn wait(child: Child) -> (Option<i32>, String) {
     loop {
         if child.try_wait().unwrap().is_some() {
             let out = child.wait_with_output().unwrap();
-            return (out.status.code(), String::from_utf8_lossy(&out.stderr).into());
+            return (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).into(),
+            );
         }
         if start.elapsed() > Duration::from_secs(30) {
             let _ = child.kill();
@@ -132,7 +135,10 @@ fn dead_process_spill_directories_removed_at_next_start() {
          ON l_orderkey = o_orderkey",
     ]);
     assert!(out.status.success(), "{}", crate::cli_query::stderr(&out));
-    assert!(!dead[0].exists(), "the killed process's spill directory is left");
+    assert!(
+        !dead[0].exists(),
+        "the killed process's spill directory is left"
+    );
     assert!(live.exists() && stranger.exists());
 }
 
@@ -141,7 +147,10 @@ fn empty_spill_dir_is_an_error() {
     let out = crate::cli_query::tenon(&["--set", "spill_dir=", "SELECT 1"]);
     assert_eq!(out.status.code(), Some(2));
     let err = crate::cli_query::stderr(&out);
-    assert!(err.contains("spill_dir") && err.contains("default"), "{err}");
+    assert!(
+        err.contains("spill_dir") && err.contains("default"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -159,7 +168,12 @@ fn spill_error_says_what_happened() {
         args.push("csv");
         args.push(query);
         let out = crate::cli_query::tenon(&args);
-        assert_eq!(out.status.code(), Some(3), "{}", crate::cli_query::stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            crate::cli_query::stderr(&out)
+        );
         crate::cli_query::stderr(&out)
     };
     // the spill limit: raise it, not free disk space

@@ -25,7 +25,8 @@ static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static CLEANED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 fn live() -> MutexGuard<'static, Vec<PathBuf>> {
-    LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    LIVE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Whether process `pid` runs, where `/proc` tells (`None` elsewhere).

@@ -406,14 +406,12 @@ impl SpillWriter {
         let path = self.file.path.display().to_string();
         let space = Arc::clone(&self.file.space);
         let writer = self.started(Some(batch))?;
-        writer
-            .write(batch)
-            .map_err(|e| {
-                space.error(
-                    format!("writing {path}: {}", arrow_text(&e)),
-                    Cause::Write(io_kind(&e)),
-                )
-            })?;
+        writer.write(batch).map_err(|e| {
+            space.error(
+                format!("writing {path}: {}", arrow_text(&e)),
+                Cause::Write(io_kind(&e)),
+            )
+        })?;
         let disk = writer.get_ref().bytes;
         self.file.rows += batch.num_rows();
         self.file.batches += 1;
@@ -428,15 +426,12 @@ impl SpillWriter {
         let path = self.file.path.display().to_string();
         let space = Arc::clone(&self.file.space);
         let writer = self.started(None)?;
-        writer
-            .finish()
-            .and_then(|()| writer.flush())
-            .map_err(|e| {
-                space.error(
-                    format!("writing {path}: {}", arrow_text(&e)),
-                    Cause::Write(io_kind(&e)),
-                )
-            })?;
+        writer.finish().and_then(|()| writer.flush()).map_err(|e| {
+            space.error(
+                format!("writing {path}: {}", arrow_text(&e)),
+                Cause::Write(io_kind(&e)),
+            )
+        })?;
         self.file.disk = writer.get_ref().bytes;
         // The writer is done; the file (and its deletion on drop) lives on.
         let empty = SpillFile {
