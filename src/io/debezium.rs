@@ -128,7 +128,7 @@ pub fn read_change_log(
     log: &ChangeLog,
     view: ChangeLogView,
 ) -> Result<ChangeLogRows, IoError> {
-    let meta = super::read::table_metadata(path)?;
+    let meta = super::metadata::table_metadata(path)?;
     let files = if meta.is_dir() {
         let files = data_files(path, Some(FileFormat::Json))?;
         if files.is_empty() {

@@ -165,7 +165,7 @@ pub fn read_table(path: &Path, batch_size: usize) -> Result<LoadedTable, IoError
 /// As [`read_table`], and [`IoError::ColumnMismatch`] when a file does not
 /// have a declared column or has it in a type that cannot be cast.
 pub fn read_table_with(path: &Path, options: &ReadOptions) -> Result<LoadedTable, IoError> {
-    let meta = table_metadata(path)?;
+    let meta = super::metadata::table_metadata(path)?;
     let (schema, batches, skipped) = if meta.is_dir() {
         read_dir(path, options)?
     } else {
@@ -303,46 +303,6 @@ fn rechunk(batches: Vec<RecordBatch>, batch_size: usize) -> Vec<RecordBatch> {
 
 /// The data files of a directory, in name order: those with an extension
 /// of `format`, or of any known format.
-/// What kind of file a table's `path` is: a regular file or a directory
-/// (symbolic links followed).
-///
-/// # Errors
-/// [`IoError::NotFound`] or [`IoError::Io`] when it cannot be looked at;
-/// [`IoError::Table`] for anything else (a FIFO, a device, a socket): a
-/// table is read more than once (its schema, its statistics, each query),
-/// which such a file cannot give, and reading it would wait for a writer.
-pub(crate) fn table_metadata(path: &Path) -> Result<fs::Metadata, IoError> {
-    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
-    if meta.is_dir() || meta.is_file() {
-        return Ok(meta);
-    }
-    #[cfg(unix)]
-    let kind = {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if t.is_socket() {
-            "a socket"
-        } else if t.is_char_device() || t.is_block_device() {
-            "a device"
-        } else {
-            "not a regular file"
-        }
-    };
-    #[cfg(not(unix))]
-    let kind = "not a regular file";
-    Err(IoError::Table {
-        path: path.to_path_buf(),
-        message: format!(
-            "{kind}: a table is read more than once (its columns, its statistics, each \
-             query), so tenon reads regular files and directories only; copy the data into a \
-             file first (such as `cat {} > table.csv`)",
-            path.display()
-        ),
-    })
-}
-
 pub(crate) fn data_files(dir: &Path, format: Option<FileFormat>) -> Result<Vec<PathBuf>, IoError> {
     let mut files = Vec::new();
     let mut subdirs = Vec::new();

@@ -26,7 +26,7 @@ fn out_of_range_timestamps_printed_as_data() {
     .unwrap();
     let path = dir.join("t.parquet");
     tenon::io::write_to_path(
-        &[batch.clone()],
+        std::slice::from_ref(&batch),
         &batch.schema(),
         tenon::io::OutputFormat::Parquet,
         &path,
