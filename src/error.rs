@@ -7,6 +7,7 @@ use tenon_planner::exec::ExecError;
 use tenon_planner::hints::HintError;
 use tenon_planner::prepare::{BoxError, PrepareError};
 use tenon_planner::sql::SqlError;
+use tenon_planner::words::without_dependency_prefixes;
 
 use crate::io::IoError;
 use crate::options::OptionsError;
@@ -62,7 +63,7 @@ pub enum Error {
         source: Box<Error>,
     },
     /// A file could not be read or written.
-    #[error(transparent)]
+    #[error("{}", without_dependency_prefixes(&.0.to_string()))]
     Io(#[from] IoError),
     /// An external database could not be reached, or refused the
     /// connection (a lookup table's): the URL and the database's error.
@@ -139,16 +140,16 @@ impl Error {
 #[derive(Debug, thiserror::Error)]
 pub enum Cause {
     /// The executor's error (lowering or running a plan).
-    #[error(transparent)]
-    Exec(ExecError),
+    #[error("{}", without_dependency_prefixes(&.0.to_string()))]
+    Exec(#[source] ExecError),
     /// Another component's error (a table source's).
-    #[error(transparent)]
-    Other(BoxError),
+    #[error("{}", without_dependency_prefixes(&.0.to_string()))]
+    Other(#[source] BoxError),
     /// tenon's own message.
     #[error("{0}")]
     Message(String),
     /// tenon's own message about another component's error.
-    #[error("{message}: {source}")]
+    #[error("{message}: {}", without_dependency_prefixes(&source.to_string()))]
     Context {
         /// What failed.
         message: String,

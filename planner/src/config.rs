@@ -194,7 +194,14 @@ impl Config {
                     }
             }
             "spill_dir" => {
-                self.spill_dir = if v.is_empty() || v.eq_ignore_ascii_case("default") {
+                self.spill_dir = if v.is_empty() {
+                    // a variable that expanded to nothing is a mistake,
+                    // not a wish for the temporary directory
+                    return Err(bad(
+                        "spill_dir",
+                        "a directory (`default`: the system's temporary directory)",
+                    ));
+                } else if v.eq_ignore_ascii_case("default") {
                     None
                 } else {
                     Some(std::path::PathBuf::from(v))

@@ -47,3 +47,4 @@ pub mod prepare;
 pub mod sql;
 pub mod statistics;
 pub mod table_function;
+pub mod words;

@@ -1,7 +1,9 @@
 //! SIGINT (Ctrl-C) and SIGTERM: the command stops at once, wherever it is
 //! (planning, running a query, waiting for a FIFO's reader, writing), removes
 //! the temporary file of an unfinished `--output`
-//! ([`tenon::io::remove_unfinished_files`]), says so on stderr and exits with
+//! ([`tenon::io::remove_unfinished_files`]) and the spill directories of
+//! its queries ([`tenon_planner::exec::spill::remove_spill_directories`]),
+//! says so on stderr and exits with
 //! 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM, as shells
 //! report a process a signal ended.
 //!
@@ -11,7 +13,8 @@
 //! [`std::process::exit`], which stops the query's workers with it (the
 //! query needs no cancellation points of its own). SIGKILL cannot be
 //! caught: its leftovers are removed by the next write into the directory
-//! ([`tenon::io::Destination`]).
+//! ([`tenon::io::Destination`]), its spill directories by the next process
+//! that spills into the same parent directory.
 
 use std::io::Write as _;
 
@@ -39,6 +42,7 @@ pub(crate) fn install(what: &'static str) {
                 return;
             };
             let removed = tenon::io::remove_unfinished_files();
+            let spilled = tenon_planner::exec::spill::remove_spill_directories();
             let name = if signal == SIGINT {
                 "SIGINT"
             } else {
@@ -49,9 +53,14 @@ pub(crate) fn install(what: &'static str) {
             } else {
                 ""
             };
+            let spill = if spilled > 0 {
+                "; its spill files were removed"
+            } else {
+                ""
+            };
             let _ = writeln!(
                 std::io::stderr().lock(),
-                "error: {what} (interrupted by {name}){file}"
+                "error: {what} (interrupted by {name}){file}{spill}"
             );
             std::process::exit(128 + signal);
         });

@@ -128,7 +128,7 @@ pub fn read_change_log(
     log: &ChangeLog,
     view: ChangeLogView,
 ) -> Result<ChangeLogRows, IoError> {
-    let meta = std::fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let meta = super::metadata::table_metadata(path)?;
     let files = if meta.is_dir() {
         let files = data_files(path, Some(FileFormat::Json))?;
         if files.is_empty() {
@@ -256,6 +256,11 @@ fn read_events(
     for (n, line) in reader.lines().enumerate() {
         let line_number = n as u64 + 1;
         let line = line.map_err(|e| IoError::io(file, e))?;
+        // a byte order mark that an editor put before the first event
+        let line = match line.strip_prefix('\u{feff}') {
+            Some(rest) if n == 0 => rest.to_string(),
+            _ => line,
+        };
         if line.trim().is_empty() {
             continue;
         }

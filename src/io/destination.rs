@@ -455,13 +455,7 @@ fn leftover_pid(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
-/// Whether process `pid` runs, where `/proc` tells (`None` elsewhere).
-fn process_runs(pid: u32) -> Option<bool> {
-    if !Path::new("/proc/self").exists() {
-        return None;
-    }
-    Some(Path::new("/proc").join(pid.to_string()).exists())
-}
+use tenon_planner::exec::spill::process_runs;
 
 /// Removes the temporary files in `dir` of processes that no longer run
 /// (killed while writing); returns how many. Regular files only; the files

@@ -37,10 +37,7 @@ pub fn parquet_footers(
     path: &Path,
     schema: &arrow_schema::Schema,
 ) -> Result<Option<ParquetFooters>, IoError> {
-    let files = if std::fs::metadata(path)
-        .map_err(|e| IoError::io(path, e))?
-        .is_dir()
-    {
+    let files = if super::metadata::table_metadata(path)?.is_dir() {
         data_files(path, None)?
     } else {
         vec![path.to_path_buf()]

@@ -13,7 +13,7 @@ use arrow_schema::{Field, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 
 use super::csv::infer_schema;
-use super::read::{corrupt, data_files, json_schema, open, schema_difference};
+use super::read::{corrupt, data_files, json_table_schema, open, schema_difference};
 use super::{CsvOptions, FileFormat, IoError, format_of};
 
 /// A file's size and modification time: a file replaced or rewritten has
@@ -73,7 +73,7 @@ impl TableStamp {
 /// As `read_table`, and [`IoError::Table`] for two columns of one name
 /// (SQL could not tell them apart: rename one in the file).
 pub fn table_schema(path: &Path) -> Result<SchemaRef, IoError> {
-    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let meta = table_metadata(path)?;
     let schema = if meta.is_dir() {
         let files = data_files(path, None)?;
         let Some(first_path) = files.first() else {
@@ -120,7 +120,7 @@ fn file_schema(path: &Path) -> Result<SchemaRef, IoError> {
         }
         Some(FileFormat::Arrow) => ipc_schema(path),
         Some(FileFormat::Csv) => infer_schema(path, &CsvOptions::default()),
-        Some(FileFormat::Json) => json_schema(path),
+        Some(FileFormat::Json) => json_table_schema(path),
         None => Err(IoError::UnknownFormat {
             path: path.to_path_buf(),
         }),
@@ -189,7 +189,7 @@ pub struct FileStats {
 /// [`IoError::NotFound`], [`IoError::EmptyDirectory`], [`IoError::Io`],
 /// [`IoError::Corrupt`] (a Parquet footer that does not read).
 pub fn file_stats(path: &Path, format: Option<FileFormat>) -> Result<FileStats, IoError> {
-    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let meta = table_metadata(path)?;
     let files = if meta.is_dir() {
         let files = data_files(path, format)?;
         if files.is_empty() {
@@ -218,4 +218,44 @@ pub fn file_stats(path: &Path, format: Option<FileFormat>) -> Result<FileStats, 
         };
     }
     Ok(stats)
+}
+
+/// What kind of file a table's `path` is: a regular file or a directory
+/// (symbolic links followed).
+///
+/// # Errors
+/// [`IoError::NotFound`] or [`IoError::Io`] when it cannot be looked at;
+/// [`IoError::Table`] for anything else (a FIFO, a device, a socket): a
+/// table is read more than once (its schema, its statistics, each query),
+/// which such a file cannot give, and reading it would wait for a writer.
+pub(crate) fn table_metadata(path: &Path) -> Result<fs::Metadata, IoError> {
+    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    if meta.is_dir() || meta.is_file() {
+        return Ok(meta);
+    }
+    #[cfg(unix)]
+    let kind = {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if t.is_socket() {
+            "a socket"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        }
+    };
+    #[cfg(not(unix))]
+    let kind = "not a regular file";
+    Err(IoError::Table {
+        path: path.to_path_buf(),
+        message: format!(
+            "{kind}: a table is read more than once (its columns, its statistics, each \
+             query), so tenon reads regular files and directories only; copy the data into a \
+             file first (such as `cat {} > table.csv`)",
+            path.display()
+        ),
+    })
 }

@@ -45,6 +45,7 @@ mod footer_stats;
 mod late;
 mod metadata;
 mod pages;
+mod printable;
 mod read;
 #[cfg(test)]
 mod registration_tests;
@@ -387,12 +388,29 @@ pub enum IoError {
         /// The formats that can hold every column, comma-separated.
         alternatives: String,
     },
+    /// A value of the result cannot be printed as text (a timestamp outside
+    /// the years a calendar can show); found before anything was written.
+    #[error(
+        "cannot print column `{column}` in {format} output: row {row}: {why}; nothing was \
+         written (write parquet or arrow, which hold any value, or convert the column in the \
+         query, such as CAST(... AS BIGINT))"
+    )]
+    Unprintable {
+        /// The format asked for.
+        format: OutputFormat,
+        /// The column.
+        column: String,
+        /// The row, counted from 1 over the whole result.
+        row: usize,
+        /// What is wrong with the value.
+        why: String,
+    },
 }
 
 impl IoError {
     /// Whether writing (the output) failed, rather than reading an input.
     pub fn is_write(&self) -> bool {
-        matches!(self, IoError::Write { .. })
+        matches!(self, IoError::Write { .. } | IoError::Unprintable { .. })
     }
 
     /// Whether this is a write to a closed pipe (`tenon ... | head`), which a

@@ -165,7 +165,7 @@ pub fn read_table(path: &Path, batch_size: usize) -> Result<LoadedTable, IoError
 /// As [`read_table`], and [`IoError::ColumnMismatch`] when a file does not
 /// have a declared column or has it in a type that cannot be cast.
 pub fn read_table_with(path: &Path, options: &ReadOptions) -> Result<LoadedTable, IoError> {
-    let meta = fs::metadata(path).map_err(|e| IoError::io(path, e))?;
+    let meta = super::metadata::table_metadata(path)?;
     let (schema, batches, skipped) = if meta.is_dir() {
         read_dir(path, options)?
     } else {
@@ -744,7 +744,7 @@ pub(crate) fn json_key_order(path: &Path) -> Result<Vec<String>, IoError> {
 
 /// Reads a JSON array of objects or NDJSON, inferring the schema.
 fn read_json(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBatch>), IoError> {
-    let schema = json_schema(path)?;
+    let schema = json_table_schema(path)?;
     let reader = arrow_json::ReaderBuilder::new(schema.clone())
         .with_batch_size(batch_size)
         .build(json_values(path)?)
@@ -753,6 +753,29 @@ fn read_json(path: &Path, batch_size: usize) -> Result<(SchemaRef, Vec<RecordBat
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| json_error(path, e))?;
     Ok((schema, batches))
+}
+
+/// The schema of a JSON file registered as a table: [`json_schema`], which
+/// must have a column.
+///
+/// # Errors
+/// A file without any key to read a column from (empty, `[]`, `{}`).
+pub(crate) fn json_table_schema(path: &Path) -> Result<SchemaRef, IoError> {
+    let schema = json_schema(path)?;
+    if schema.fields().is_empty() {
+        // nothing to read columns from: an empty file, `[]`, or objects
+        // without keys
+        return Err(IoError::Parse {
+            path: path.to_path_buf(),
+            line: None,
+            column: None,
+            message: "no columns: the file holds no JSON object with a key, so tenon cannot \
+                      tell its columns (give it at least one row, or declare the table with \
+                      CREATE TABLE and its columns)"
+                .into(),
+        });
+    }
+    Ok(schema)
 }
 
 /// The schema of a JSON file, inferred from its first objects, its columns

@@ -145,7 +145,7 @@ pub fn stream_table(
             .project(projection)
             .map_err(|e| exec_error(corrupt(path, "table", e)))?,
     );
-    let meta = std::fs::metadata(path).map_err(|e| exec_error(IoError::io(path, e)))?;
+    let meta = super::metadata::table_metadata(path).map_err(exec_error)?;
     let files = if meta.is_dir() {
         let files = data_files(path, options.format).map_err(exec_error)?;
         if files.is_empty() {

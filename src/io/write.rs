@@ -221,6 +221,7 @@ fn write_watched(
     path: Option<&Path>,
 ) -> Result<(), IoError> {
     check_writable(schema, format)?;
+    super::printable::check_printable(batches, schema, format)?;
     let mut watch = Watch { out, error: None };
     write_any(batches, schema, format, &mut watch)
         .map_err(|e| e.into_io_error(format, path, watch.error.take()))

@@ -9,6 +9,7 @@
 //! | `url` | yes | `jdbc:sqlite:path/to/file.db`, `jdbc:postgresql://host:port/database` | |
 //! | `table-name` | yes | the database's table | |
 //! | `username`, `password` | no | PostgreSQL's credentials (none for SQLite) | |
+//! | `connect-timeout` | no | a duration: how long a PostgreSQL connection may take | 5s |
 //! | `lookup.max-retries` | no | retries of a failed request (not of a key found missing) | 3 |
 //! | `lookup.cache` | no | `NONE`, `PARTIAL`, `FULL` | `NONE` |
 //! | `lookup.partial-cache.max-rows` | PARTIAL | rows kept at most | |
@@ -24,9 +25,12 @@
 //! not taken (the table is read as it is when each probe row is
 //! processed).
 
+mod pg_url;
 mod postgres;
 mod sqlite;
 mod values;
+
+pub(crate) use pg_url::mask_secrets;
 
 use std::sync::Arc;
 
@@ -40,12 +44,13 @@ use crate::error::Error;
 pub(crate) const JDBC: &str = "jdbc";
 
 /// The options a `'jdbc'` table takes.
-const KEYS: [&str; 13] = [
+const KEYS: [&str; 14] = [
     "connector",
     "url",
     "table-name",
     "username",
     "password",
+    "connect-timeout",
     "lookup.max-retries",
     "lookup.cache",
     "lookup.partial-cache.max-rows",
@@ -341,6 +346,11 @@ pub(crate) fn open(
                 "SQLite takes no 'username' or 'password' (a file has no users)".into(),
             ));
         }
+        if get("connect-timeout").is_some() {
+            return Err(ddl(
+                "SQLite takes no 'connect-timeout' (a file is opened, not connected to)".into(),
+            ));
+        }
         let table =
             Arc::new(sqlite::SqliteTable::open(path, declared, max_retries).map_err(failed)?);
         return Ok(LookupTable {
@@ -351,11 +361,25 @@ pub(crate) fn open(
         });
     }
     if url.starts_with("jdbc:postgresql:") {
+        let connect_timeout = get("connect-timeout")
+            .map(|v| {
+                parse_duration(&v)
+                    .ok()
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| {
+                        ddl(format!(
+                            "'connect-timeout' = '{v}': expected a duration above 0, such as \
+                             '5s' or '500ms'"
+                        ))
+                    })
+            })
+            .transpose()?;
         let table = Arc::new(
             postgres::PostgresTable::open(
                 &url,
                 get("username").as_deref(),
                 get("password").as_deref(),
+                connect_timeout,
                 declared,
                 max_retries,
             )
@@ -368,5 +392,8 @@ pub(crate) fn open(
             cache: LookupCache::new(cache.clone(), Arc::new(SystemClock::default())),
         });
     }
-    Err(ddl(format!("'url' = '{url}': tenon connects to {SCHEMES}")))
+    Err(ddl(format!(
+        "'url' = '{}': tenon connects to {SCHEMES}",
+        pg_url::masked(&url)
+    )))
 }

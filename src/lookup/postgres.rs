@@ -1,6 +1,7 @@
 //! A PostgreSQL table as a lookup table (`'url' =
-//! 'jdbc:postgresql://host:port/db'`, `'username'`, `'password'`), through
-//! the `postgres` crate (synchronous, no TLS).
+//! 'jdbc:postgresql://host:port/db'`, `'username'`, `'password'`,
+//! `'connect-timeout'`), through the `postgres` crate (synchronous, no
+//! TLS). The URL is read by module `pg_url` and shown masked.
 //!
 //! Connections are pooled as SQLite's are. A request binds each key column
 //! as one text array, cast to the column's type: `WHERE k = ANY($1::text[]
@@ -21,13 +22,18 @@ use tenon_planner::exec::{ExecError, ScanRequest, Sink};
 use tenon_planner::lookup::{LookupError, LookupRequest, LookupSource};
 
 use super::values::{SqlValue, key_value};
-use super::{Declared, quote_ident};
+use super::{Declared, pg_url, quote_ident};
 
 /// A PostgreSQL table, looked up by key or scanned.
 pub(crate) struct PostgresTable {
-    /// The URL as written (for messages; no password in it).
+    /// The URL with its password masked (for messages and EXPLAIN).
     url: String,
     config: Config,
+    /// How long a connection may take.
+    timeout: Duration,
+    /// The table as SQL names it (`regclass`'s text: quoted as needed,
+    /// with its schema when that is not on the search path).
+    table_sql: String,
     declared: Declared,
     /// Each declared column's PostgreSQL type, as `format_type` writes it.
     types: Vec<String>,
@@ -44,41 +50,90 @@ impl std::fmt::Debug for PostgresTable {
     }
 }
 
-/// The connection settings of `url` (`jdbc:postgresql://host[:port]/db`).
-fn config(url: &str, user: Option<&str>, password: Option<&str>) -> Result<Config, String> {
-    let rest = url
-        .strip_prefix("jdbc:postgresql://")
-        .ok_or_else(|| format!("'{url}' is not jdbc:postgresql://host:port/database"))?;
-    let rest = rest.split('?').next().unwrap_or(rest);
-    let (address, db) = rest.split_once('/').ok_or_else(|| {
-        format!("'{url}' names no database: jdbc:postgresql://host:port/database")
-    })?;
-    let (host, port) = match address.rsplit_once(':') {
-        Some((h, p)) => (
-            h,
-            p.parse::<u16>()
-                .map_err(|_| format!("'{url}': port `{p}` is not a number from 1 to 65535"))?,
-        ),
-        None => (address, 5432),
+/// The connection settings of `url` (module `pg_url`), with the table's
+/// `username` and `password` options (given in the URL too, they must
+/// agree) and its connect timeout (the URL's `connect_timeout` when the
+/// table has no `connect-timeout`).
+fn config(
+    url: &str,
+    user: Option<&str>,
+    password: Option<&str>,
+    timeout: Option<Duration>,
+) -> Result<(Config, Duration), String> {
+    let parsed = pg_url::parse(url)?;
+    let shown = pg_url::masked(url);
+    let user = match (user, parsed.user.as_deref()) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(format!(
+                "'username' = '{a}' and the user `{b}` of 'url' = '{shown}' differ: give one"
+            ));
+        }
+        (a, b) => a.or(b),
     };
-    if host.is_empty() || db.is_empty() {
-        return Err(format!(
-            "'{url}' is not jdbc:postgresql://host:port/database"
-        ));
-    }
+    let password = match (password, parsed.password.as_deref()) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(format!(
+                "'password' and the password of 'url' = '{shown}' differ: give one"
+            ));
+        }
+        (a, b) => a.or(b),
+    };
+    let timeout = timeout
+        .or(parsed.connect_timeout)
+        .unwrap_or(DEFAULT_CONNECT_TIMEOUT);
     let mut c = Config::new();
-    c.host(host)
-        .port(port)
-        .dbname(db)
-        .connect_timeout(Duration::from_secs(10))
-        .application_name("tenon");
+    c.host(&parsed.host)
+        .port(parsed.port)
+        .dbname(&parsed.dbname)
+        .connect_timeout(timeout)
+        .application_name(parsed.application_name.as_deref().unwrap_or("tenon"));
+    if let Some(o) = &parsed.options {
+        c.options(o);
+    }
     if let Some(u) = user {
         c.user(u);
     }
     if let Some(p) = password {
         c.password(p);
     }
-    Ok(c)
+    Ok((c, timeout))
+}
+
+/// How long a connection may take to be made and answered when neither
+/// the table's `connect-timeout` nor the URL's `connect_timeout` says.
+pub(crate) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connection by `config`, given up after `timeout`: the client's own
+/// timeout covers reaching the server only, not a server that accepts
+/// and never answers, so the attempt runs on its own thread and is
+/// abandoned (that thread ends when the server closes the connection).
+fn connect(config: &Config, timeout: Duration, shown: &str) -> Result<Client, String> {
+    let (send, receive) = std::sync::mpsc::channel();
+    let config = config.clone();
+    std::thread::Builder::new()
+        .name("tenon-pg-connect".into())
+        .spawn(move || {
+            let _ = send.send(config.connect(NoTls));
+        })
+        .map_err(|e| format!("cannot connect to {shown}: cannot start a thread: {e}"))?;
+    match receive.recv_timeout(timeout) {
+        Ok(Ok(client)) => Ok(client),
+        Ok(Err(e)) => Err(format!("cannot connect to {shown}: {}", reason(&e))),
+        Err(_) => Err(format!(
+            "cannot connect to {shown}: no answer within {} ('connect-timeout'; the server \
+             accepted the connection but did not answer, or could not be reached)",
+            show_duration(timeout)
+        )),
+    }
+}
+
+/// `d` as a message shows it: `5s`, `250ms`.
+fn show_duration(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
 }
 
 /// Whether a column of PostgreSQL type `pg` can hold values of `t`.
@@ -118,19 +173,33 @@ impl PostgresTable {
         url: &str,
         user: Option<&str>,
         password: Option<&str>,
+        timeout: Option<Duration>,
         mut declared: Declared,
         max_retries: u32,
     ) -> Result<PostgresTable, (bool, String)> {
-        let config = config(url, user, password).map_err(|m| (false, m))?;
-        let mut client = config
-            .connect(NoTls)
-            .map_err(|e| (true, format!("cannot connect to {url}: {}", reason(&e))))?;
+        let (config, timeout) = config(url, user, password, timeout).map_err(|m| (false, m))?;
+        let url = &pg_url::masked(url);
+        let mut client = connect(&config, timeout, url).map_err(|m| (true, m))?;
         let table = declared.table.clone();
         let read = |e: postgres::Error| (true, format!("cannot read {url}: {}", reason(&e)));
-        let oid: Option<u32> = client
-            .query_one("SELECT to_regclass($1)::oid", &[&table])
+        // the table named exactly so (any characters, `"` too), else the
+        // name as SQL reads it (`Shop.Customers` folds to lower case);
+        // a name that is not SQL's syntax is then no table
+        let exact: Option<u32> = client
+            .query_opt(
+                "SELECT c.oid FROM pg_class c WHERE c.relname = $1 \
+                 AND pg_table_is_visible(c.oid) AND c.relkind IN ('r', 'v', 'm', 'f', 'p')",
+                &[&table],
+            )
             .map_err(read)?
-            .get(0);
+            .map(|r| r.get(0));
+        let oid = match exact {
+            Some(oid) => Some(oid),
+            None => client
+                .query_one("SELECT to_regclass($1)::oid", &[&table])
+                .ok()
+                .and_then(|r| r.get::<_, Option<u32>>(0)),
+        };
         let Some(oid) = oid else {
             let tables: Vec<String> = client
                 .query(
@@ -165,6 +234,11 @@ impl PostgresTable {
             .map(|r| (r.get(0), r.get(1)))
             .collect();
         declared.check_columns(url, &columns, &fits, "PostgreSQL")?;
+        // the table as SQL names it, quoted where it must be
+        let table_sql: String = client
+            .query_one("SELECT $1::oid::regclass::text", &[&oid])
+            .map_err(read)?
+            .get(0);
         let types = declared
             .store_names
             .iter()
@@ -178,6 +252,8 @@ impl PostgresTable {
         Ok(PostgresTable {
             url: url.to_string(),
             config,
+            timeout,
+            table_sql,
             declared,
             types,
             pool: Mutex::new(vec![client]),
@@ -193,14 +269,9 @@ impl PostgresTable {
             .map(|n| n.max(0) as u64)
     }
 
-    /// The table's name as SQL: `schema.table` parts quoted.
-    fn table_sql(&self) -> String {
-        self.declared
-            .table
-            .split('.')
-            .map(quote_ident)
-            .collect::<Vec<_>>()
-            .join(".")
+    /// The table's name as SQL.
+    fn table_sql(&self) -> &str {
+        &self.table_sql
     }
 
     fn with_client<T>(
@@ -210,10 +281,7 @@ impl PostgresTable {
         let idle = self.pool.lock().ok().and_then(|mut p| p.pop());
         let mut client = match idle {
             Some(c) if !c.is_closed() => c,
-            _ => self
-                .config
-                .connect(NoTls)
-                .map_err(|e| format!("cannot connect to {}: {}", self.url, reason(&e)))?,
+            _ => connect(&self.config, self.timeout, &self.url)?,
         };
         let result =
             f(&mut client).map_err(|e| format!("query on {} failed: {}", self.url, reason(&e)));
@@ -248,6 +316,9 @@ impl PostgresTable {
                         SqlValue::Null | SqlValue::Blob => None,
                         SqlValue::Int(i) => Some(i.to_string()),
                         SqlValue::Real(x) => Some(x.to_string()),
+                        // PostgreSQL's text cannot hold NUL: no row has
+                        // such a key, so it is asked as NULL (matches none)
+                        SqlValue::Text(t) if t.contains('\0') => None,
                         SqlValue::Text(t) => Some(t),
                     })
                     .collect()

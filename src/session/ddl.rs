@@ -630,7 +630,11 @@ impl Error {
         Error::Statement {
             number: statement.number,
             line: statement.line,
-            text: statement.first_line().chars().take(80).collect(),
+            // a URL's or an option's password is never shown
+            text: crate::lookup::mask_secrets(statement.first_line())
+                .chars()
+                .take(80)
+                .collect(),
             source: Box::new(self),
         }
     }

@@ -20,6 +20,10 @@ pub(crate) fn tenon(args: &[&str]) -> Output {
         !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
         "tenon query {args:?} panicked:\n{err}"
     );
+    // every error of every CLI test case, in tenon's words (issue 52)
+    if let Some(p) = tenon_planner::words::dependency_prefix(&err) {
+        panic!("tenon query {args:?}: a dependency's `{p}` in:\n{err}");
+    }
     out
 }
 

@@ -162,3 +162,68 @@ fn scalar_function_argument_types_leak_error_during_planning() {
         "{msg}"
     );
 }
+
+/// Issue 52: errors whose text carried a dependency's error-kind prefix
+/// (`Execution error:`, `Cast error:`, `Io error:`, `Csv error:`,
+/// `Parser error:`, `Schema error: project index 0 out of bounds`) say
+/// what is wrong in tenon's words. (Every error a test case produces
+/// through `query_err` or the CLI is checked for these prefixes too.)
+#[test]
+fn dependency_words_still_leak() {
+    let dir = temp_dir("error-words-deps");
+    let file = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        format!("t={}", p.display())
+    };
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        // an empty .json table
+        (
+            vec![
+                "--table".into(),
+                file("empty.json", ""),
+                "SELECT * FROM t".into(),
+            ],
+            "no columns",
+        ),
+        (
+            vec![
+                "--table".into(),
+                file("none.json", "[]"),
+                "SELECT * FROM t".into(),
+            ],
+            "no columns",
+        ),
+        // a CSV row with too few fields
+        (
+            vec![
+                "--table".into(),
+                file("short.csv", "a,b\n1,2\n3\n"),
+                "SELECT * FROM t".into(),
+            ],
+            "",
+        ),
+        // a value that does not cast
+        (vec!["SELECT CAST('abc' AS INT)".into()], "abc"),
+        (
+            vec!["SELECT CAST(CAST('9999999999' AS BIGINT) AS INT)".into()],
+            "",
+        ),
+        // a function that fails on its value
+        (vec!["SELECT chr(-1)".into()], ""),
+        (vec!["SELECT repeat('x', -1) || chr(1114112)".into()], ""),
+    ];
+    for (args, wanted) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = crate::cli_query::tenon(&args);
+        let err = crate::cli_query::stderr(&o);
+        if o.status.success() {
+            continue;
+        }
+        assert!(err.contains(wanted), "{args:?}: {err}");
+        assert!(
+            tenon_planner::words::dependency_prefix(&err).is_none(),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -24,11 +24,7 @@ pub enum ExecError {
     Memory(String),
     /// Writing or reading a spill file failed: a full disk, the spill
     /// limit, a directory that cannot be made or written.
-    #[error(
-        "spilling to disk failed in {dir} after writing {written} bytes: {message}; free disk \
-         space there, point `spill_dir` at a directory with room (`--set spill_dir=...`), or \
-         raise memory_limit"
-    )]
+    #[error("spilling to disk failed in {dir} after writing {written} bytes: {message}; {advice}")]
     Spill {
         /// The query's spill directory (or the directory it was to be made in).
         dir: String,
@@ -36,6 +32,9 @@ pub enum ExecError {
         written: u64,
         /// What failed.
         message: String,
+        /// What to do, by what failed (a full disk, a directory that cannot
+        /// be written, the spill limit).
+        advice: String,
     },
     /// The run was cancelled: its consumer went away (a dropped stream),
     /// or its cancel flag was set
@@ -54,7 +53,7 @@ pub enum ExecError {
     #[error(transparent)]
     Source(Box<dyn std::error::Error + Send + Sync>),
     /// An Arrow kernel failed.
-    #[error("arrow error in {context}: {source}")]
+    #[error("{context} failed: {}", crate::words::without_dependency_prefixes(&source.to_string()))]
     Arrow {
         /// Which operator.
         context: String,

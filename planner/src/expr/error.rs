@@ -82,7 +82,7 @@ impl ExprError {
             },
             other => ExprError::Eval {
                 expr: expr.to_string(),
-                message: other.to_string(),
+                message: crate::words::without_dependency_prefixes(&other.to_string()),
             },
         }
     }
@@ -93,7 +93,9 @@ impl ExprError {
             datafusion_common::DataFusionError::ArrowError(e, _) => ExprError::arrow(expr, *e),
             other => ExprError::Eval {
                 expr: expr.to_string(),
-                message: other.to_string(),
+                message: crate::words::without_dependency_prefixes(
+                    &other.strip_backtrace().to_string(),
+                ),
             },
         }
     }

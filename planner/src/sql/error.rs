@@ -154,15 +154,7 @@ pub(crate) fn planner_words(text: &str) -> String {
     if let Some(at) = text.find(BUG_REPORT) {
         text.truncate(at);
     }
-    for prefix in [
-        "Error during planning: ",
-        "Internal error: ",
-        "Execution error: ",
-        "This feature is not implemented: ",
-        "Schema error: ",
-    ] {
-        text = text.replace(prefix, "");
-    }
+    let text = crate::words::without_dependency_prefixes(&text);
     let text = text.trim().trim_end_matches('.').trim().to_string();
     if let Some(words) = signature_words(&text)
         .or_else(|| return_type_words(&text))

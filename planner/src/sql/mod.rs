@@ -49,6 +49,7 @@ mod interval_fields;
 mod join_condition;
 mod join_reorder;
 mod join_syntax;
+mod limit_literal;
 mod pushdown;
 mod rebalance;
 mod scalar;

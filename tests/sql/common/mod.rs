@@ -418,7 +418,14 @@ pub fn query_err(session: &Session, sql: &str) -> Error {
             "{sql}\n  expected an error, got rows {:?}",
             row_strings_unsorted(&b)
         ),
-        Ok(Err(e)) => e,
+        Ok(Err(e)) => {
+            // every error of every test case, in tenon's words (issue 52)
+            let text = e.to_string();
+            if let Some(p) = tenon_planner::words::dependency_prefix(&text) {
+                panic!("{sql}\n  a dependency's `{p}` in: {text}");
+            }
+            e
+        }
         Err(_) => panic!("{sql}\n  panicked instead of returning an error"),
     }
 }

@@ -288,9 +288,14 @@ const LEAKS: [&str; 10] = [
     "[return_type]",
 ];
 
-/// The leak `message` contains, if any.
+/// The leak `message` contains, if any: one of [`LEAKS`], or a
+/// dependency's error-kind prefix (`Cast error: `, issue 52).
 pub fn leak(message: &str) -> Option<&'static str> {
-    LEAKS.iter().copied().find(|l| message.contains(l))
+    LEAKS
+        .iter()
+        .copied()
+        .find(|l| message.contains(l))
+        .or_else(|| tenon_planner::words::dependency_prefix(message))
 }
 
 #[test]

@@ -224,3 +224,27 @@ fn the_seeds_lookup_examples_parse_validate_and_run() {
         let _ = regular;
     }
 }
+
+/// Issue 52: a `fixed-delay` longer than the timeout said the lookup
+/// "took longer than" its timeout; it says that the retry would have.
+#[test]
+fn fixed_delay_longer_than_timeout_says_what_happened() {
+    let (session, _dir) = shop_session("lookup-retry-past-timeout");
+    for mode in ["true", "false"] {
+        let sql = format!(
+            "SELECT /*+ LOOKUP('table'='c', 'async'='{mode}', 'timeout'='1s', \
+             'retry-predicate'='lookup_miss', 'retry-strategy'='fixed_delay', \
+             'fixed-delay'='200s', 'max-attempts'='3') */ o.k, c.id FROM orders AS o JOIN \
+             customers FOR SYSTEM_TIME AS OF o.p AS c ON o.k + 1000 = c.id"
+        );
+        let started = std::time::Instant::now();
+        let e = session.collect(&sql).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+        let text = e.to_string();
+        assert!(!text.contains("took longer"), "{text}");
+        assert!(
+            text.contains("was missing") && text.contains("'fixed-delay' = 200s"),
+            "{text}"
+        );
+    }
+}

@@ -6,6 +6,7 @@
 
 mod errors;
 mod postgres;
+mod secrets;
 mod source;
 mod sqlite;
 

@@ -177,6 +177,11 @@ fn load(server: &Server, db: &str, shop: &Shop) {
         .unwrap();
     }
     c.batch_execute(
+        "CREATE TABLE \"we\"\"ird\" (id bigint, cc text); \
+         INSERT INTO \"we\"\"ird\" VALUES (1, 'US'), (2, 'DE')",
+    )
+    .unwrap();
+    c.batch_execute(
         "INSERT INTO typed VALUES (1, true, '2024-02-29', '2024-02-29 10:11:12.5', 12.34, \
          'ab', 0.5), (2, false, NULL, NULL, -1, NULL, NULL)",
     )
@@ -277,4 +282,60 @@ fn postgres_lookup_tables() {
     let e = create(with(server.url("nosuchdb"), "customers", PASSWORD));
     assert!(e.to_string().contains("nosuchdb"), "{e}");
     assert_eq!(e.exit_code(), 3);
+    // credentials in the URL, as PostgreSQL's URI format reads them
+    // (issue 52: `?password=` was ignored, the user info taken for a
+    // host), and never shown: not in EXPLAIN either
+    for url in [
+        format!(
+            "jdbc:postgresql://127.0.0.1:{}/shop0?user=tenon&password={PASSWORD}",
+            server.port
+        ),
+        format!(
+            "jdbc:postgresql://tenon:{PASSWORD}@127.0.0.1:{}/shop0",
+            server.port
+        ),
+    ] {
+        let dir = crate::common::temp_dir("lookup-pg-url");
+        Shop::random(1, 3, 3).write_orders(&dir);
+        let session = empty_session(1, 8192);
+        session
+            .execute_script(&format!(
+                "{}\nCREATE TABLE c (id BIGINT) WITH ('connector' = 'jdbc', 'url' = '{url}', \
+                 'table-name' = 'customers')",
+                orders_ddl(&dir)
+            ))
+            .unwrap();
+        let plan = session
+            .explain("SELECT o.k, c.id FROM orders o JOIN c FOR SYSTEM_TIME AS OF o.p AS c ON o.k = c.id")
+            .unwrap()
+            .to_text();
+        assert!(!plan.contains(PASSWORD) && plan.contains("***"), "{plan}");
+    }
+    // issue 52: a table name with `"` in it, and a key with a NUL byte
+    // (PostgreSQL text cannot hold one: it matches nothing)
+    let dir = crate::common::temp_dir("lookup-pg-edges");
+    std::fs::write(dir.join("probe.csv"), "k,name\n1,US\n2,U\u{0}S\n3,DE\n").unwrap();
+    let session = empty_session(1, 8192);
+    session
+        .execute_script(&format!(
+            "CREATE TABLE probe (k BIGINT, name STRING, p AS PROCTIME()) WITH ('connector' = \
+             'filesystem', 'path' = '{}', 'format' = 'csv');
+             CREATE TABLE w (id BIGINT, cc STRING) WITH ('connector' = 'jdbc', 'url' = '{}', \
+             'table-name' = 'we\"ird', 'username' = 'tenon', 'password' = '{PASSWORD}')",
+            dir.join("probe.csv").display(),
+            server.url("shop0")
+        ))
+        .unwrap();
+    assert_eq!(
+        row_strings(&collect(&session, "SELECT id, cc FROM w ORDER BY id")),
+        ["1|US", "2|DE"]
+    );
+    assert_eq!(
+        row_strings(&collect(
+            &session,
+            "SELECT o.k, w.id FROM probe AS o LEFT JOIN w FOR SYSTEM_TIME AS OF o.p AS w \
+             ON o.name = w.cc ORDER BY o.k"
+        )),
+        ["1|1", "2|NULL", "3|2"]
+    );
 }

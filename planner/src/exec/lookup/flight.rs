@@ -236,7 +236,7 @@ impl Flight {
                     Some(r) if !missing.is_empty() => {
                         let at = Instant::now() + r.delay;
                         if at > e.deadline {
-                            return Err(join.timed_out_text(&e.key_text));
+                            return Err(join.retry_past_timeout(&e.key_text, r.delay));
                         }
                         e.stage = Stage::RetryAt(at, missing);
                         e.attempt += 1;

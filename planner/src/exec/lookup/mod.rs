@@ -174,6 +174,22 @@ impl LookupJoin {
         )
     }
 
+    /// The error when a key of the request whose first key is `key` was
+    /// missing and its retry, `delay` away, would end after the timeout:
+    /// the lookup did not take that long, waiting would have.
+    fn retry_past_timeout(&self, key: &str, delay: std::time::Duration) -> ExecError {
+        ExecError::Source(
+            format!(
+                "lookup join on `{}` ({}): a key of the lookup of key {} was missing, and \
+                 retrying it after 'fixed-delay' = {:?} would end after the timeout of {:?} \
+                 (retries included); lower 'fixed-delay' or raise the timeout with \
+                 LOOKUP('table'='{}', 'timeout'='...') or --set lookup.async.timeout=...",
+                self.table, self.source, key, delay, self.options.timeout, self.table
+            )
+            .into(),
+        )
+    }
+
     /// The source's error for a request, in the join's words.
     fn failed(&self, e: crate::lookup::LookupError) -> ExecError {
         ExecError::Source(
@@ -304,7 +320,7 @@ fn fetch_sync(
             break;
         }
         if Instant::now() + retry.delay > deadline {
-            return Err(join.timed_out_text(&probe.first_key_text()));
+            return Err(join.retry_past_timeout(&probe.first_key_text(), retry.delay));
         }
         std::thread::sleep(retry.delay);
         ask = missing;

@@ -3,7 +3,7 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::RecordBatch;
@@ -27,21 +27,48 @@ pub struct SpillSettings {
     pub limit: Option<u64>,
 }
 
-/// Spill directories made by this process so far (for unique names).
-static DIRECTORIES: AtomicU64 = AtomicU64::new(0);
-
 /// One query run's spill directory: made on first use, removed (with its
 /// files) on drop.
 #[derive(Debug)]
 pub(crate) struct SpillSpace {
     parent: PathBuf,
     limit: Option<u64>,
-    dir: OnceLock<std::result::Result<PathBuf, String>>,
+    dir: OnceLock<std::result::Result<PathBuf, (String, std::io::ErrorKind)>>,
     files: AtomicU64,
     /// Bytes of spill files on disk now.
     on_disk: AtomicU64,
     /// Bytes written in all (what EXPLAIN ANALYZE and errors report).
     written: AtomicU64,
+    /// Whether a write was refused for `spill_limit` (an error's advice).
+    over_limit: AtomicBool,
+}
+
+/// What went wrong with a spill, for the advice of its error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cause {
+    /// Making or writing the directory or a file: the I/O error's kind.
+    Write(Option<std::io::ErrorKind>),
+    /// Reading a spill file back.
+    Read,
+    /// Neither (a compression codec missing, a stream that did not start).
+    Other,
+}
+
+/// The I/O error under an Arrow error, if it is one.
+fn io_kind(e: &arrow_schema::ArrowError) -> Option<std::io::ErrorKind> {
+    match e {
+        arrow_schema::ArrowError::IoError(_, io) => Some(io.kind()),
+        _ => None,
+    }
+}
+
+/// An Arrow error's text without the dependency's prefix: an I/O error's
+/// own text (`No space left on device (os error 28)`).
+fn arrow_text(e: &arrow_schema::ArrowError) -> String {
+    match e {
+        arrow_schema::ArrowError::IoError(_, io) => io.to_string(),
+        other => crate::words::without_dependency_prefixes(&other.to_string()),
+    }
 }
 
 impl SpillSpace {
@@ -54,6 +81,7 @@ impl SpillSpace {
             files: AtomicU64::new(0),
             on_disk: AtomicU64::new(0),
             written: AtomicU64::new(0),
+            over_limit: AtomicBool::new(false),
         })
     }
 
@@ -62,38 +90,55 @@ impl SpillSpace {
         self.written.load(Ordering::Relaxed)
     }
 
-    /// The error of a failed spill: `message`, with the directory and the
-    /// bytes written so far.
-    pub(super) fn error(&self, message: impl Into<String>) -> ExecError {
+    /// The error of a failed spill: `message`, with the directory, the
+    /// bytes written so far and what to do about `cause`.
+    pub(super) fn error(&self, message: impl Into<String>, cause: Cause) -> ExecError {
+        use std::io::ErrorKind as K;
         let dir = match self.dir.get() {
             Some(Ok(d)) => d.display().to_string(),
             _ => self.parent.display().to_string(),
+        };
+        let elsewhere = "point `spill_dir` at another directory (`--set spill_dir=...`), or \
+                         raise memory_limit so that less spills";
+        let advice = if self.over_limit.load(Ordering::Relaxed) {
+            "raise spill_limit (`--set spill_limit=...`), or raise memory_limit so that less \
+             spills"
+                .to_string()
+        } else {
+            match cause {
+                Cause::Write(Some(K::StorageFull | K::QuotaExceeded | K::FileTooLarge)) => {
+                    format!("free disk space there, or {elsewhere}")
+                }
+                Cause::Write(Some(
+                    K::PermissionDenied | K::ReadOnlyFilesystem | K::NotFound | K::NotADirectory,
+                )) => format!("the directory cannot be written: {elsewhere}"),
+                Cause::Read => "a spill file was removed or changed while the query ran: run \
+                                it again, with its spill directory left alone"
+                    .to_string(),
+                Cause::Write(_) | Cause::Other => elsewhere.to_string(),
+            }
         };
         ExecError::Spill {
             dir,
             written: self.written(),
             message: message.into(),
+            advice,
         }
     }
 
     /// The directory, made now if this is the first spill of the run.
     fn dir(&self) -> Result<&Path> {
         let made = self.dir.get_or_init(|| {
-            let n = DIRECTORIES.fetch_add(1, Ordering::Relaxed);
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            let dir = self.parent.join(format!(
-                "tenon-spill-{}-{n}-{nanos:08x}",
-                std::process::id()
-            ));
-            std::fs::create_dir(&dir)
-                .map(|()| dir)
-                .map_err(|e| format!("cannot make a spill directory there: {e}"))
+            super::directory::make(&self.parent).map_err(|e| {
+                (
+                    format!("cannot make a spill directory there: {e}"),
+                    e.kind(),
+                )
+            })
         });
         match made {
             Ok(d) => Ok(d),
-            Err(e) => Err(self.error(e.clone())),
+            Err((e, kind)) => Err(self.error(e.clone(), Cause::Write(Some(*kind)))),
         }
     }
 
@@ -107,8 +152,12 @@ impl SpillSpace {
         let dir = self.dir()?;
         let n = self.files.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!("{n}.arrows"));
-        let file = File::create(&path)
-            .map_err(|e| self.error(format!("cannot create {}: {e}", path.display())))?;
+        let file = super::directory::create_file(&path).map_err(|e| {
+            self.error(
+                format!("cannot create {}: {e}", path.display()),
+                Cause::Write(Some(e.kind())),
+            )
+        })?;
         metrics.spill.files.fetch_add(1, Ordering::Relaxed);
         let out = Counted {
             inner: BufWriter::with_capacity(1 << 16, file),
@@ -135,7 +184,7 @@ impl SpillSpace {
 impl Drop for SpillSpace {
     fn drop(&mut self) {
         if let Some(Ok(dir)) = self.dir.get() {
-            let _ = std::fs::remove_dir_all(dir);
+            super::directory::remove(dir);
         }
     }
 }
@@ -157,6 +206,7 @@ impl Write for Counted {
             && on_disk > limit
         {
             self.space.on_disk.fetch_sub(n, Ordering::Relaxed);
+            self.space.over_limit.store(true, Ordering::Relaxed);
             return Err(std::io::Error::other(format!(
                 "the query's spill files would exceed spill_limit ({limit} bytes)"
             )));
@@ -323,17 +373,30 @@ impl SpillWriter {
             let space = &self.file.space;
             let options = IpcWriteOptions::default()
                 .try_with_compression(compression)
-                .map_err(|e| space.error(format!("LZ4 compression is not available: {e}")))?;
+                .map_err(|e| {
+                    space.error(
+                        format!("LZ4 compression is not available: {}", arrow_text(&e)),
+                        Cause::Other,
+                    )
+                })?;
             let writer = StreamWriter::try_new_with_options(out, &self.file.schema, options)
-                .map_err(|e| space.error(format!("writing {}: {e}", self.file.path.display())))?;
+                .map_err(|e| {
+                    space.error(
+                        format!("writing {}: {}", self.file.path.display(), arrow_text(&e)),
+                        Cause::Write(io_kind(&e)),
+                    )
+                })?;
             self.stream = Stream::Started(Box::new(writer));
         }
         match &mut self.stream {
             Stream::Started(w) => Ok(w),
-            _ => Err(self.file.space.error(format!(
-                "writing {}: the stream could not start",
-                self.file.path.display()
-            ))),
+            _ => Err(self.file.space.error(
+                format!(
+                    "writing {}: the stream could not start",
+                    self.file.path.display()
+                ),
+                Cause::Other,
+            )),
         }
     }
 
@@ -343,9 +406,12 @@ impl SpillWriter {
         let path = self.file.path.display().to_string();
         let space = Arc::clone(&self.file.space);
         let writer = self.started(Some(batch))?;
-        writer
-            .write(batch)
-            .map_err(|e| space.error(format!("writing {path}: {e}")))?;
+        writer.write(batch).map_err(|e| {
+            space.error(
+                format!("writing {path}: {}", arrow_text(&e)),
+                Cause::Write(io_kind(&e)),
+            )
+        })?;
         let disk = writer.get_ref().bytes;
         self.file.rows += batch.num_rows();
         self.file.batches += 1;
@@ -360,10 +426,12 @@ impl SpillWriter {
         let path = self.file.path.display().to_string();
         let space = Arc::clone(&self.file.space);
         let writer = self.started(None)?;
-        writer
-            .finish()
-            .and_then(|()| writer.flush())
-            .map_err(|e| space.error(format!("writing {path}: {e}")))?;
+        writer.finish().and_then(|()| writer.flush()).map_err(|e| {
+            space.error(
+                format!("writing {path}: {}", arrow_text(&e)),
+                Cause::Write(io_kind(&e)),
+            )
+        })?;
         self.file.disk = writer.get_ref().bytes;
         // The writer is done; the file (and its deletion on drop) lives on.
         let empty = SpillFile {
@@ -465,21 +533,16 @@ impl SpillFile {
 
     /// Its batches, in the order they were written.
     pub(in crate::exec) fn read(&self) -> Result<impl Iterator<Item = Result<RecordBatch>> + '_> {
-        let file = File::open(&self.path).map_err(|e| {
-            self.space
-                .error(format!("reading back {}: {e}", self.path.display()))
-        })?;
-        let reader =
-            StreamReader::try_new(BufReader::with_capacity(1 << 16, file), None).map_err(|e| {
-                self.space
-                    .error(format!("reading back {}: {e}", self.path.display()))
-            })?;
-        Ok(reader.map(move |b| {
-            b.map_err(|e| {
-                self.space
-                    .error(format!("reading back {}: {e}", self.path.display()))
-            })
-        }))
+        let failed = |e: String| {
+            self.space.error(
+                format!("reading back {}: {e}", self.path.display()),
+                Cause::Read,
+            )
+        };
+        let file = File::open(&self.path).map_err(|e| failed(e.to_string()))?;
+        let reader = StreamReader::try_new(BufReader::with_capacity(1 << 16, file), None)
+            .map_err(|e| failed(arrow_text(&e)))?;
+        Ok(reader.map(move |b| b.map_err(|e| failed(arrow_text(&e)))))
     }
 }
 

@@ -6,7 +6,9 @@
 //!   the first time anything spills, and removed with everything in it
 //!   when the query's run ends, whether it succeeded, failed, panicked in
 //!   a worker or was cancelled by a dropped result stream (its `Drop`).
-//!   It counts the bytes on disk against `spill_limit`.
+//!   It counts the bytes on disk against `spill_limit`. Module `directory`
+//!   makes the directories (`0700`, files `0600`), removes them all on a
+//!   signal, and removes a dead process's.
 //! * A [`SpillWriter`] writes batches as an Arrow IPC stream, with LZ4
 //!   frames when a sample of its first batch compresses to half its size
 //!   or less (random numbers save about a fifth, which costs more time
@@ -36,11 +38,14 @@
 //!
 //! Errors of the disk (full, the spill limit, a directory that cannot be
 //! made or written) are [`ExecError::Spill`](crate::exec::ExecError::Spill):
-//! they name the directory and the bytes written so far.
+//! they name the directory and the bytes written so far, and advise by
+//! what happened (free disk space for a full disk, another directory for
+//! one that cannot be written, a higher `spill_limit` for the limit).
 
 pub(super) mod adaptive;
 mod block;
 pub(super) mod collected;
+mod directory;
 mod file;
 pub(super) mod hash_join;
 mod partition;
@@ -48,6 +53,7 @@ pub(super) mod set_op;
 pub(super) mod sort;
 mod spool;
 
+pub use directory::{process_runs, remove_dead_spill_directories, remove_spill_directories};
 pub use file::SpillSettings;
 pub(crate) use file::SpillSpace;
 pub(in crate::exec) use file::{SpillFile, SpillWriter};
