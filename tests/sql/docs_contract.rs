@@ -156,3 +156,15 @@ fn every_option_of_the_help_texts_is_in_docs_cli_md() {
     }
     assert!(missing.is_empty(), "not in docs/cli.md: {missing:?}");
 }
+
+#[test]
+fn every_flink_function_tenon_defines_is_in_docs_functions_md() {
+    let doc = read(&root().join("docs/functions.md"));
+    let names = tenon::planner::expr::flink::function_names();
+    assert!(names.len() > 20, "{names:?}");
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| !doc.contains(&format!("`{}", n.to_uppercase())))
+        .collect();
+    assert!(missing.is_empty(), "not in docs/functions.md: {missing:?}");
+}

@@ -20,6 +20,7 @@ mod docs_contract;
 mod error_words;
 mod errors;
 mod floats;
+mod flink_functions;
 mod fuzz;
 mod held_aggregates;
 mod hints;

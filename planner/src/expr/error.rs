@@ -82,7 +82,7 @@ impl ExprError {
             },
             other => ExprError::Eval {
                 expr: expr.to_string(),
-                message: other.to_string(),
+                message: crate::sql::planner_words(&other.strip_backtrace()),
             },
         }
     }
@@ -93,7 +93,7 @@ impl ExprError {
             datafusion_common::DataFusionError::ArrowError(e, _) => ExprError::arrow(expr, *e),
             other => ExprError::Eval {
                 expr: expr.to_string(),
-                message: other.to_string(),
+                message: crate::sql::planner_words(&other.strip_backtrace()),
             },
         }
     }

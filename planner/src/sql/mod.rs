@@ -40,6 +40,7 @@ mod catalog;
 mod dialect;
 mod error;
 mod exists;
+mod flink_calls;
 mod expand;
 mod hint_comments;
 mod implicit_join;
