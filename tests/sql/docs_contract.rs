@@ -2,7 +2,8 @@
 //! rule ID (`H15`, `J06`, ...) cited in the workspace's Rust sources is
 //! defined in `docs/hints.md`, every rule defined there has a test named
 //! after it, and every option `tenon query`, `tenon shell`, `tenon bench`
-//! and `tenon gen` print in `--help` is described in `docs/cli.md`.
+//! and `tenon gen` print in `--help` is described in `docs/cli.md`, and
+//! every Flink function tenon defines itself is in `docs/functions.md`.
 
 use std::collections::BTreeSet;
 use std::fs;

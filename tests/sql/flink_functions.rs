@@ -268,7 +268,7 @@ fn arrow_cast_casts_or_fails_in_tenons_words() {
     assert_eq!(got, ["2", "3"]);
     for (sql, words) in [
         ("SELECT arrow_cast(1, 'NoSuchType')", "not an Arrow type name"),
-        ("SELECT arrow_cast(1, k) FROM (VALUES ('Int64')) AS t(k)", "literal text"),
+        ("SELECT arrow_cast(1, k) FROM (VALUES ('Int64')) AS t(k)", "arrow_cast"),
     ] {
         let e = query_err(&s, sql);
         let text = e.to_string();

@@ -82,7 +82,7 @@ impl ExprError {
             },
             other => ExprError::Eval {
                 expr: expr.to_string(),
-                message: crate::sql::planner_words(&other.strip_backtrace()),
+                message: other.to_string(),
             },
         }
     }

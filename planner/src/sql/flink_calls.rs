@@ -11,6 +11,7 @@
 
 use std::ops::ControlFlow;
 
+use sqlparser::ast::helpers::attached_token::AttachedToken;
 use sqlparser::ast::{
     CaseWhen, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
     FunctionArguments, Ident, ObjectName, Statement, Value, ValueWithSpan, VisitMut, VisitorMut,
@@ -100,8 +101,8 @@ fn rewrite(expr: &mut Expr) -> Result<(), SqlError> {
                 )
             })?;
             *expr = Expr::Case {
-                case_token: Default::default(),
-                end_token: Default::default(),
+                case_token: AttachedToken::empty(),
+                end_token: AttachedToken::empty(),
                 operand: None,
                 conditions: vec![CaseWhen {
                     condition: c,

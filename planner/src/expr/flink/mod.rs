@@ -47,8 +47,9 @@ type CheckFn = fn(&[Option<&ScalarValue>]) -> DfResult<()>;
 type InvokeFn = fn(&str, &[ArrayRef], usize, &DataType) -> DfResult<ArrayRef>;
 
 /// A Flink function: a name, how many arguments, the result type, a
-/// check of constant arguments and the computation.
-#[derive(Debug, PartialEq, Eq, Hash)]
+/// check of constant arguments and the computation. Two are equal when
+/// their names and signatures are (a name is one function).
+#[derive(Debug)]
 struct FlinkFn {
     name: &'static str,
     signature: Signature,
@@ -94,6 +95,22 @@ impl ScalarUDFImpl for FlinkFn {
             .collect::<DfResult<Vec<_>>>()?;
         let out = (self.invoke)(self.name, &arrays, rows, args.return_field.data_type())?;
         Ok(ColumnarValue::Array(out))
+    }
+}
+
+impl PartialEq for FlinkFn {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.signature == other.signature && self.arity == other.arity
+    }
+}
+
+impl Eq for FlinkFn {}
+
+impl std::hash::Hash for FlinkFn {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+        self.signature.hash(state);
+        self.arity.hash(state);
     }
 }
 
