@@ -73,7 +73,8 @@ pub(crate) fn compile(c: &Compiler<'_>, f: &ScalarFunction, text: String) -> Res
     match name.as_str() {
         // Flink's IFNULL(a, b): the type of `a`, `b` converted to it
         // (`IFNULL(ts, '2099-01-01')` is a timestamp).
-        "ifnull" if args.len() == 2 && args[0].data_type() != &DataType::Null => {
+        // (DataFusion names IFNULL `nvl`, whose rule is the same.)
+        "ifnull" | "nvl" if args.len() == 2 && args[0].data_type() != &DataType::Null => {
             let t = args[0].data_type().clone();
             let args = args
                 .into_iter()

@@ -1,4 +1,4 @@
-//! Flink's string and random functions: `SPLIT_INDEX`, `REGEXP_EXTRACT`,
+//! Flink's string and random functions: `CONCAT`, `SPLIT_INDEX`, `REGEXP_EXTRACT`,
 //! `JSON_VALUE`, `RAND` and `RAND_INTEGER`.
 
 use std::sync::Arc;
@@ -15,6 +15,7 @@ pub(super) fn functions() -> Vec<Arc<ScalarUDF>> {
     let imm = Volatility::Immutable;
     let text: fn(&[DataType]) -> DfResult<DataType> = |_| Ok(DataType::Utf8);
     vec![
+        function("concat", (1, usize::MAX), imm, text, None, concat),
         function("split_index", (3, 3), imm, text, None, split_index),
         function(
             "regexp_extract",
@@ -42,6 +43,23 @@ pub(super) fn functions() -> Vec<Arc<ScalarUDF>> {
             rand_integer,
         ),
     ]
+}
+
+/// `CONCAT(a, b, ...)`: the texts joined; NULL when any is NULL, as in
+/// Flink (`CONCAT_WS` skips NULLs instead).
+fn concat(_: &str, args: &[ArrayRef], rows: usize, _: &DataType) -> DfResult<ArrayRef> {
+    let rows = rows_of(args, rows);
+    let columns = args.iter().map(strings).collect::<DfResult<Vec<_>>>()?;
+    let out: Vec<Option<String>> = (0..rows)
+        .map(|r| {
+            let mut joined = String::new();
+            for c in &columns {
+                joined.push_str(c[r].as_deref()?);
+            }
+            Some(joined)
+        })
+        .collect();
+    Ok(Arc::new(StringArray::from(out)))
 }
 
 /// `SPLIT_INDEX(s, sep, i)`: the `i`-th (from 0) piece of `s` split at
