@@ -340,7 +340,8 @@ fn timestamps_as_text<'a>(
     batches: Vec<Cow<'a, RecordBatch>>,
     schema: &SchemaRef,
 ) -> Result<(Vec<Cow<'a, RecordBatch>>, SchemaRef), ArrowError> {
-    let is_timestamp = |f: &arrow_schema::FieldRef| matches!(f.data_type(), DataType::Timestamp(..));
+    let is_timestamp =
+        |f: &arrow_schema::FieldRef| matches!(f.data_type(), DataType::Timestamp(..));
     if !schema.fields().iter().any(is_timestamp) {
         return Ok((batches, schema.clone()));
     }

@@ -69,7 +69,10 @@ fn query(rows: &str, c: &Case) -> String {
     if c.aggregate {
         format!("SELECT 0, CAST(({}) AS STRING) FROM {rows}", c.expr)
     } else {
-        format!("SELECT id, CAST(({}) AS STRING) FROM {rows} ORDER BY id", c.expr)
+        format!(
+            "SELECT id, CAST(({}) AS STRING) FROM {rows} ORDER BY id",
+            c.expr
+        )
     }
 }
 
@@ -119,7 +122,12 @@ fn flink_functions_give_flinks_answers() {
             }
         }
     }
-    assert!(wrong.is_empty(), "{} differences:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} differences:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -134,7 +142,11 @@ fn tenon_differs_from_flink_only_where_it_says_why() {
         let got = values(&collect(&s, &query(&rows, c)));
         assert_eq!(
             got,
-            ["2024-01-15 09:05:07.123", "2023-12-31 23:59:59.000", "2099-01-01 00:00:00.000"],
+            [
+                "2024-01-15 09:05:07.123",
+                "2023-12-31 23:59:59.000",
+                "2099-01-01 00:00:00.000"
+            ],
             "{why}"
         );
     }
@@ -175,8 +187,14 @@ fn timestamps_print_with_a_space_and_their_precision_in_every_text_format() {
         let mut out = Vec::new();
         write_batches(&batches, &schema, format, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("2024-01-15 09:05:07.120"), "{format:?}: {text}");
-        assert!(text.contains("2024-01-15 09:05:07.100"), "{format:?}: {text}");
+        assert!(
+            text.contains("2024-01-15 09:05:07.120"),
+            "{format:?}: {text}"
+        );
+        assert!(
+            text.contains("2024-01-15 09:05:07.100"),
+            "{format:?}: {text}"
+        );
         assert!(!text.contains("2024-01-15T"), "{format:?}: {text}");
         assert!(text.contains("2024-01-15 09:05:07"), "{format:?}: {text}");
     }
@@ -196,7 +214,10 @@ fn clock_functions_are_fixed_once_per_query() {
                FROM (VALUES (1), (2), (3), (4), (5)) AS t(x)";
     let rows = one(&s, sql);
     assert_eq!(rows.len(), 5);
-    assert!(rows.iter().all(|r| *r == rows[0]), "one value per query: {rows:?}");
+    assert!(
+        rows.iter().all(|r| *r == rows[0]),
+        "one value per query: {rows:?}"
+    );
     let parts: Vec<&str> = rows[0].split('|').collect();
     // LOCALTIMESTAMP and PROCTIME() are TIMESTAMP(3): three fraction digits
     assert_eq!(parts[2].len(), "2024-01-15 09:05:07.123".len(), "{parts:?}");
@@ -215,20 +236,36 @@ fn rand_and_uuid_give_each_row_its_own_value() {
     let rows = "(VALUES (1), (2), (3), (4), (5), (6), (7), (8)) AS t(x)";
     let r = one(&s, &format!("SELECT RAND() FROM {rows}"));
     let numbers: Vec<f64> = r.iter().map(|v| v.parse().unwrap()).collect();
-    assert!(numbers.iter().all(|v| (0.0..1.0).contains(v)), "{numbers:?}");
+    assert!(
+        numbers.iter().all(|v| (0.0..1.0).contains(v)),
+        "{numbers:?}"
+    );
     let mut distinct = numbers.clone();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
     assert!(distinct.len() > 1, "a value per row: {numbers:?}");
 
     let ints = one(&s, &format!("SELECT RAND_INTEGER(10) FROM {rows}"));
-    assert!(ints.iter().all(|v| (0..10).contains(&v.parse::<i32>().unwrap())), "{ints:?}");
+    assert!(
+        ints.iter()
+            .all(|v| (0..10).contains(&v.parse::<i32>().unwrap())),
+        "{ints:?}"
+    );
 
     // a seed repeats its numbers
-    let a = one(&s, &format!("SELECT RAND(42), RAND_INTEGER(7, 100) FROM {rows}"));
-    let b = one(&s, &format!("SELECT RAND(42), RAND_INTEGER(7, 100) FROM {rows}"));
+    let a = one(
+        &s,
+        &format!("SELECT RAND(42), RAND_INTEGER(7, 100) FROM {rows}"),
+    );
+    let b = one(
+        &s,
+        &format!("SELECT RAND(42), RAND_INTEGER(7, 100) FROM {rows}"),
+    );
     assert_eq!(a, b);
-    assert!(a.iter().any(|r| *r != a[0]), "a seeded value per row: {a:?}");
+    assert!(
+        a.iter().any(|r| *r != a[0]),
+        "a seeded value per row: {a:?}"
+    );
 
     let u = one(&s, &format!("SELECT UUID() FROM {rows}"));
     let mut distinct = u.clone();
@@ -265,11 +302,17 @@ fn flink_function_mistakes_are_errors_in_tenons_words() {
 #[test]
 fn arrow_cast_casts_or_fails_in_tenons_words() {
     let s = empty_session(1, 8192);
-    let got = run(&s, "SELECT arrow_cast(k, 'Int64') + 1 FROM (VALUES (1), (2)) AS t(k)");
+    let got = run(
+        &s,
+        "SELECT arrow_cast(k, 'Int64') + 1 FROM (VALUES (1), (2)) AS t(k)",
+    );
     assert_eq!(got, ["2", "3"]);
     for (sql, words) in [
         ("SELECT arrow_cast(1, 'NoSuchType')", "NoSuchType"),
-        ("SELECT arrow_cast(1, k) FROM (VALUES ('Int64')) AS t(k)", "arrow_cast"),
+        (
+            "SELECT arrow_cast(1, k) FROM (VALUES ('Int64')) AS t(k)",
+            "arrow_cast",
+        ),
     ] {
         let e = query_err(&s, sql);
         let text = e.to_string();

@@ -106,10 +106,7 @@ pub fn timestamp_text(array: &dyn Array) -> Result<Option<ArrayRef>, ArrowError>
     let unit = *unit;
     let zone: Option<Tz> = tz.as_deref().map(str::parse).transpose()?;
     let values: Vec<Option<i64>> = match unit {
-        TimeUnit::Second => array
-            .as_primitive::<TimestampSecondType>()
-            .iter()
-            .collect(),
+        TimeUnit::Second => array.as_primitive::<TimestampSecondType>().iter().collect(),
         TimeUnit::Millisecond => array
             .as_primitive::<TimestampMillisecondType>()
             .iter()
@@ -158,8 +155,10 @@ pub fn cast(
     to: &DataType,
     options: &arrow_cast::CastOptions<'_>,
 ) -> Result<ArrayRef, ArrowError> {
-    if matches!(to, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
-        && let Some(text) = timestamp_text(array.as_ref())?
+    if matches!(
+        to,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) && let Some(text) = timestamp_text(array.as_ref())?
     {
         return arrow_cast::cast_with_options(&text, to, options);
     }
@@ -187,7 +186,11 @@ mod tests {
 
     #[test]
     fn timestamps_print_with_a_space_and_their_declared_precision() {
-        let a = TimestampMillisecondArray::from(vec![Some(1_705_309_507_123), Some(1_705_309_507_000), None]);
+        let a = TimestampMillisecondArray::from(vec![
+            Some(1_705_309_507_123),
+            Some(1_705_309_507_000),
+            None,
+        ]);
         let text = timestamp_text(&a).unwrap().unwrap();
         let text = text.as_string::<i32>();
         assert_eq!(text.value(0), "2024-01-15 09:05:07.123");

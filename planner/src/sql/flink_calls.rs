@@ -57,7 +57,9 @@ fn arg_expr(a: &FunctionArg) -> Option<&Expr> {
 }
 
 fn text(s: &str) -> Expr {
-    Expr::Value(ValueWithSpan::from(Value::SingleQuotedString(s.to_string())))
+    Expr::Value(ValueWithSpan::from(Value::SingleQuotedString(
+        s.to_string(),
+    )))
 }
 
 fn call(name: &str, args: Vec<Expr>) -> Expr {
@@ -96,8 +98,7 @@ fn rewrite(expr: &mut Expr) -> Result<(), SqlError> {
             let exprs: Vec<Expr> = args.iter().filter_map(arg_expr).cloned().collect();
             let [c, a, b] = <[Expr; 3]>::try_from(exprs).map_err(|_| {
                 SqlError::Unsupported(
-                    "IF takes three arguments: IF(condition, value_if_true, value_if_false)"
-                        .into(),
+                    "IF takes three arguments: IF(condition, value_if_true, value_if_false)".into(),
                 )
             })?;
             *expr = Expr::Case {

@@ -322,7 +322,11 @@ mod tests {
         let e = JavaPattern::new("yyyy-MM-dd QQ").unwrap_err();
         assert!(e.contains("`QQ`") && e.contains("position 12"), "{e}");
         assert!(JavaPattern::new("%Y-%m-%d").is_err());
-        assert!(JavaPattern::new("yyyy 'open").unwrap_err().contains("quote"));
+        assert!(
+            JavaPattern::new("yyyy 'open")
+                .unwrap_err()
+                .contains("quote")
+        );
     }
 
     #[test]
@@ -332,7 +336,9 @@ mod tests {
         let d = JavaPattern::new("yyyyMMdd").unwrap();
         assert_eq!(
             d.parse("20240105").unwrap(),
-            NaiveDate::from_ymd_opt(2024, 1, 5).unwrap().and_hms_opt(0, 0, 0)
+            NaiveDate::from_ymd_opt(2024, 1, 5)
+                .unwrap()
+                .and_hms_opt(0, 0, 0)
         );
         assert_eq!(d.parse("2024-01-05").unwrap(), None);
         let full = JavaPattern::new("yyyy-MM-dd HH:mm:ss").unwrap();
@@ -341,7 +347,10 @@ mod tests {
 
     #[test]
     fn default_timestamps() {
-        assert_eq!(parse_default_timestamp("2024-01-05 14:05:07.123"), Some(t()));
+        assert_eq!(
+            parse_default_timestamp("2024-01-05 14:05:07.123"),
+            Some(t())
+        );
         assert!(parse_default_timestamp("2024-01-05").is_some());
         assert!(parse_default_timestamp("2024-01-05T14:05").is_some());
         assert_eq!(parse_default_timestamp("2024-13-05"), None);

@@ -27,13 +27,13 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, TimeUnit};
+use arrow_schema::{Field, FieldRef};
 use chrono::NaiveDateTime;
 use datafusion_common::{Result as DfResult, ScalarValue, exec_err};
 use datafusion_expr::{
     ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
     TypeSignature, Volatility,
 };
-use arrow_schema::{Field, FieldRef};
 
 use crate::expr::time_text;
 
@@ -181,14 +181,31 @@ pub(crate) fn clock_functions() -> Vec<Arc<ScalarUDF>> {
         Ok(DataType::Timestamp(TimeUnit::Millisecond, None))
     }
     fn ltz(_: &[DataType]) -> DfResult<DataType> {
-        Ok(DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())))
+        Ok(DataType::Timestamp(
+            TimeUnit::Millisecond,
+            Some("UTC".into()),
+        ))
     }
     fn unreachable(_: &str, _: &[ArrayRef], _: usize, _: &DataType) -> DfResult<ArrayRef> {
         exec_err!("the clock functions are fixed when the query is compiled")
     }
     vec![
-        function("localtimestamp", (0, 0), Volatility::Stable, local, None, unreachable),
-        function("proctime", (0, 0), Volatility::Stable, ltz, None, unreachable),
+        function(
+            "localtimestamp",
+            (0, 0),
+            Volatility::Stable,
+            local,
+            None,
+            unreachable,
+        ),
+        function(
+            "proctime",
+            (0, 0),
+            Volatility::Stable,
+            ltz,
+            None,
+            unreachable,
+        ),
     ]
 }
 
@@ -208,7 +225,11 @@ fn literal_text(arg: Option<&ScalarValue>) -> Option<Option<String>> {
 /// as `None`.
 fn strings(a: &ArrayRef) -> DfResult<Vec<Option<String>>> {
     let text = time_text::cast(a, &DataType::Utf8, &Default::default())?;
-    Ok(text.as_string::<i32>().iter().map(|s| s.map(str::to_string)).collect())
+    Ok(text
+        .as_string::<i32>()
+        .iter()
+        .map(|s| s.map(str::to_string))
+        .collect())
 }
 
 /// `a`'s values as 64-bit integers (converted as a CAST would), NULLs as

@@ -25,7 +25,14 @@ pub(super) fn functions() -> Vec<Arc<ScalarUDF>> {
             Some(check_regex),
             regexp_extract,
         ),
-        function("json_value", (2, 2), imm, text, Some(check_path), json_value),
+        function(
+            "json_value",
+            (2, 2),
+            imm,
+            text,
+            Some(check_path),
+            json_value,
+        ),
         function(
             "rand",
             (0, 1),
@@ -87,9 +94,8 @@ fn regex_error(re: &str, e: &regex::Error) -> String {
 
 fn check_regex(args: &[Option<&ScalarValue>]) -> DfResult<()> {
     if let Some(Some(re)) = literal_text(args.get(1).copied().flatten()) {
-        regex::Regex::new(&re).map_err(|e| {
-            datafusion_common::DataFusionError::Plan(regex_error(&re, &e))
-        })?;
+        regex::Regex::new(&re)
+            .map_err(|e| datafusion_common::DataFusionError::Plan(regex_error(&re, &e)))?;
     }
     Ok(())
 }

@@ -84,14 +84,7 @@ pub(super) fn functions() -> Vec<Arc<ScalarUDF>> {
         ),
     ];
     for (name, _) in PARTS {
-        all.push(function(
-            name,
-            (1, 1),
-            imm,
-            part_type,
-            None,
-            date_part,
-        ));
+        all.push(function(name, (1, 1), imm, part_type, None, date_part));
     }
     all
 }
@@ -134,7 +127,8 @@ fn format_rows(
             continue;
         };
         if last.as_ref().is_none_or(|(text, _)| text != p) {
-            let read = JavaPattern::new(p).map_err(datafusion_common::DataFusionError::Execution)?;
+            let read =
+                JavaPattern::new(p).map_err(datafusion_common::DataFusionError::Execution)?;
             last = Some((p.clone(), read));
         }
         out.push(last.as_ref().map(|(_, read)| read.format(v)));
@@ -239,7 +233,12 @@ fn add(t: &NaiveDateTime, unit: Unit, n: i64) -> Option<NaiveDateTime> {
     }
 }
 
-fn timestampadd(_name: &str, args: &[ArrayRef], _rows: usize, ret: &DataType) -> DfResult<ArrayRef> {
+fn timestampadd(
+    _name: &str,
+    args: &[ArrayRef],
+    _rows: usize,
+    ret: &DataType,
+) -> DfResult<ArrayRef> {
     let units = strings(&args[0])?;
     let counts = integers(&args[1])?;
     let times = date_times(&args[2])?;
@@ -272,8 +271,8 @@ fn timestampadd(_name: &str, args: &[ArrayRef], _rows: usize, ret: &DataType) ->
 fn diff(unit: Unit, a: &NaiveDateTime, b: &NaiveDateTime) -> i64 {
     match unit.months() {
         Some(m) => {
-            let mut months = i64::from(b.year() - a.year()) * 12 + i64::from(b.month())
-                - i64::from(a.month());
+            let mut months =
+                i64::from(b.year() - a.year()) * 12 + i64::from(b.month()) - i64::from(a.month());
             // the part of the month after the day: day, then time of day
             let rest = |t: &NaiveDateTime| (t.day(), t.time());
             if months > 0 && rest(b) < rest(a) {
@@ -333,7 +332,8 @@ fn parse_rows(args: &[ArrayRef], default: Option<&str>) -> DfResult<Vec<Option<N
             continue;
         };
         if last.as_ref().is_none_or(|(text, _)| text != p) {
-            let read = JavaPattern::new(p).map_err(datafusion_common::DataFusionError::Execution)?;
+            let read =
+                JavaPattern::new(p).map_err(datafusion_common::DataFusionError::Execution)?;
             last = Some((p.clone(), read));
         }
         let parsed = match &last {
@@ -383,7 +383,12 @@ fn from_unixtime(_name: &str, args: &[ArrayRef], _rows: usize, _: &DataType) -> 
     format_rows(&times, &patterns)
 }
 
-fn to_timestamp(_name: &str, args: &[ArrayRef], _rows: usize, ret: &DataType) -> DfResult<ArrayRef> {
+fn to_timestamp(
+    _name: &str,
+    args: &[ArrayRef],
+    _rows: usize,
+    ret: &DataType,
+) -> DfResult<ArrayRef> {
     timestamps_of(parse_rows(args, None)?, ret)
 }
 
@@ -396,8 +401,11 @@ fn to_date(_name: &str, args: &[ArrayRef], _rows: usize, _: &DataType) -> DfResu
     Ok(Arc::new(Date32Array::from(days)))
 }
 
+/// What a date part takes from a date and time.
+type Part = fn(&NaiveDateTime) -> i64;
+
 /// The date parts: name and what each takes from a date and time.
-const PARTS: [(&str, fn(&NaiveDateTime) -> i64); 10] = [
+const PARTS: [(&str, Part); 10] = [
     ("year", |t| i64::from(t.year())),
     ("quarter", |t| i64::from(t.month0() / 3 + 1)),
     ("month", |t| i64::from(t.month())),
