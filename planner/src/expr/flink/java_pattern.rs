@@ -68,14 +68,28 @@ impl JavaPattern {
                     i += 2;
                     continue;
                 }
-                let Some(end) = chars[i + 1..].iter().position(|&x| x == '\'') else {
-                    return Err(format!(
-                        "the date pattern '{pattern}' opens a quote it does not close (write \
-                         '' for a quote character)"
-                    ));
-                };
-                literal.extend(&chars[i + 1..i + 1 + end]);
-                i += end + 2;
+                // inside quotes, '' is a quote and a lone ' closes them
+                let mut j = i + 1;
+                loop {
+                    match (chars.get(j), chars.get(j + 1)) {
+                        (None, _) => {
+                            return Err(format!(
+                                "the date pattern '{pattern}' opens a quote it does not close \
+                                 (write '' for a quote character)"
+                            ));
+                        }
+                        (Some('\''), Some('\'')) => {
+                            literal.push('\'');
+                            j += 2;
+                        }
+                        (Some('\''), _) => break,
+                        (Some(&c), _) => {
+                            literal.push(c);
+                            j += 1;
+                        }
+                    }
+                }
+                i = j + 1;
                 continue;
             }
             if !c.is_ascii_alphabetic() {
