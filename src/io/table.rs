@@ -54,10 +54,14 @@ fn too_long(text: &str) -> bool {
 /// `NULL` (`[3, NULL]`, `{a: NULL}`, as DuckDB prints them); a NULL cell
 /// itself stays NULL (empty in the table, as for every type).
 fn cell_options(data_type: &DataType) -> FormatOptions<'static> {
+    use tenon_planner::expr::time_text::NESTED_TIMESTAMP_FORMAT;
+    let options = FormatOptions::default()
+        .with_timestamp_format(Some(NESTED_TIMESTAMP_FORMAT))
+        .with_timestamp_tz_format(Some(NESTED_TIMESTAMP_FORMAT));
     if data_type.is_nested() {
-        FormatOptions::default().with_null("NULL")
+        options.with_null("NULL")
     } else {
-        FormatOptions::default()
+        options
     }
 }
 

@@ -334,6 +334,50 @@ fn conform<'a>(
     )?))
 }
 
+/// `batches` (of `schema`) with their timestamp columns as text in the
+/// timestamp text format (`tenon_planner::expr::time_text`), and their
+/// schema: how the text formats write timestamps.
+fn timestamps_as_text<'a>(
+    batches: Vec<Cow<'a, RecordBatch>>,
+    schema: &SchemaRef,
+) -> Result<(Vec<Cow<'a, RecordBatch>>, SchemaRef), ArrowError> {
+    let is_timestamp =
+        |f: &arrow_schema::FieldRef| matches!(f.data_type(), DataType::Timestamp(..));
+    if !schema.fields().iter().any(is_timestamp) {
+        return Ok((batches, schema.clone()));
+    }
+    let fields: Vec<arrow_schema::Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            if is_timestamp(f) {
+                arrow_schema::Field::new(f.name(), DataType::Utf8, f.is_nullable())
+            } else {
+                f.as_ref().clone()
+            }
+        })
+        .collect();
+    let text_schema: SchemaRef = Arc::new(arrow_schema::Schema::new(fields));
+    let mut out = Vec::with_capacity(batches.len());
+    for b in batches {
+        let mut columns = Vec::with_capacity(b.num_columns());
+        for (i, c) in b.columns().iter().enumerate() {
+            let column = tenon_planner::expr::time_text::timestamp_text(c.as_ref())
+                .map_err(|e| {
+                    ArrowError::ComputeError(format!("column `{}`: {e}", schema.field(i).name()))
+                })?
+                .unwrap_or_else(|| Arc::clone(c));
+            columns.push(column);
+        }
+        out.push(Cow::Owned(RecordBatch::try_new_with_options(
+            text_schema.clone(),
+            columns,
+            &arrow_array::RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+        )?));
+    }
+    Ok((out, text_schema))
+}
+
 /// `batch` with its nested columns (lists, maps, structs) as their text,
 /// `[1, NULL]`, `{a: 1}`: how CSV holds them.
 fn nested_as_text(batch: &RecordBatch) -> Result<Cow<'_, RecordBatch>, ArrowError> {
@@ -396,6 +440,13 @@ fn write_any(
         .iter()
         .map(|b| conform(b, schema))
         .collect::<Result<Vec<_>, _>>()?;
+    // The text formats write timestamps in tenon's one timestamp format.
+    let (batches, text_schema) = if format.is_binary() {
+        (batches, schema.clone())
+    } else {
+        timestamps_as_text(batches, schema)?
+    };
+    let schema = &text_schema;
     match format {
         OutputFormat::Table => {
             let owned: Vec<RecordBatch> = batches.into_iter().map(Cow::into_owned).collect();

@@ -2,7 +2,8 @@
 //! rule ID (`H15`, `J06`, ...) cited in the workspace's Rust sources is
 //! defined in `docs/hints.md`, every rule defined there has a test named
 //! after it, and every option `tenon query`, `tenon shell`, `tenon bench`
-//! and `tenon gen` print in `--help` is described in `docs/cli.md`.
+//! and `tenon gen` print in `--help` is described in `docs/cli.md`, and
+//! every Flink function tenon defines itself is in `docs/functions.md`.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -155,4 +156,16 @@ fn every_option_of_the_help_texts_is_in_docs_cli_md() {
         }
     }
     assert!(missing.is_empty(), "not in docs/cli.md: {missing:?}");
+}
+
+#[test]
+fn every_flink_function_tenon_defines_is_in_docs_functions_md() {
+    let doc = read(&root().join("docs/functions.md"));
+    let names = tenon::planner::expr::flink::function_names();
+    assert!(names.len() > 20, "{names:?}");
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| !doc.contains(&format!("`{}", n.to_uppercase())))
+        .collect();
+    assert!(missing.is_empty(), "not in docs/functions.md: {missing:?}");
 }

@@ -20,6 +20,7 @@ mod docs_contract;
 mod error_words;
 mod errors;
 mod fidelity;
+mod flink_functions;
 mod floats;
 mod fuzz;
 mod held_aggregates;

@@ -47,7 +47,7 @@ pub(crate) fn cast_to(expr: PhysicalExpr, to: &DataType, context: &str) -> Resul
     }
     let text = format!("CAST({} AS {to})", expr.text);
     if let Node::Literal(v) = &*expr.node {
-        let out = cast_with_options(
+        let out = crate::expr::time_text::cast(
             v.inner(),
             to,
             &CastOptions {

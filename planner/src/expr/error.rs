@@ -93,9 +93,9 @@ impl ExprError {
             datafusion_common::DataFusionError::ArrowError(e, _) => ExprError::arrow(expr, *e),
             other => ExprError::Eval {
                 expr: expr.to_string(),
-                message: crate::words::without_dependency_prefixes(
-                    &other.strip_backtrace().to_string(),
-                ),
+                message: crate::words::without_dependency_prefixes(&crate::sql::planner_words(
+                    &other.strip_backtrace(),
+                )),
             },
         }
     }

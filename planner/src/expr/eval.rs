@@ -11,7 +11,7 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Decimal128Type, Decimal256Type};
 use arrow_array::{ArrayRef, BooleanArray, RecordBatch};
-use arrow_cast::{CastOptions, cast_with_options};
+use arrow_cast::CastOptions;
 use arrow_schema::{ArrowError, DECIMAL128_MAX_PRECISION, DataType, TimeUnit};
 
 use crate::exec::held_form;
@@ -43,7 +43,8 @@ impl PhysicalExpr {
                     safe: *safe,
                     ..Default::default()
                 };
-                let out = cast_with_options(v.inner(), &self.data_type, &options).map_err(arrow)?;
+                let out = crate::expr::time_text::cast(v.inner(), &self.data_type, &options)
+                    .map_err(arrow)?;
                 Ok(Value::from_kernel(out, v.is_scalar()))
             }
             Node::Compare { op, left, right } => {

@@ -45,6 +45,7 @@ pub(crate) mod decimal;
 mod dictionary;
 mod error;
 mod eval;
+pub mod flink;
 mod interval;
 mod join_filter;
 mod like;
@@ -55,6 +56,7 @@ mod physical;
 mod prune;
 mod scalar_fn;
 pub mod string_size;
+pub mod time_text;
 mod value;
 mod view_compare;
 

@@ -42,6 +42,18 @@ pub(crate) fn compile(c: &Compiler<'_>, f: &ScalarFunction, text: String) -> Res
             let v = ScalarValue::TimestampNanosecond(Some(c.ctx.start_nanos()), tz);
             return literal(&v, text);
         }
+        // Flink's LOCALTIMESTAMP (a TIMESTAMP(3)) and PROCTIME() (a
+        // TIMESTAMP_LTZ(3)): the query's start, in milliseconds.
+        "localtimestamp" | "proctime" if f.args.is_empty() => {
+            let millis = c.ctx.start_nanos().div_euclid(1_000_000);
+            let tz = (name == "proctime").then(|| "UTC".into());
+            return literal(&ScalarValue::TimestampMillisecond(Some(millis), tz), text);
+        }
+        // Flink's UNIX_TIMESTAMP(): the query's start in seconds.
+        "unix_timestamp" if f.args.is_empty() => {
+            let secs = c.ctx.start_nanos().div_euclid(1_000_000_000);
+            return literal(&ScalarValue::Int64(Some(secs)), text);
+        }
         "current_date" | "today" => {
             return literal(&ScalarValue::Date32(Some(c.ctx.current_date())), text);
         }
@@ -59,6 +71,17 @@ pub(crate) fn compile(c: &Compiler<'_>, f: &ScalarFunction, text: String) -> Res
         .map(|a| c.compile(a))
         .collect::<Result<Vec<_>>>()?;
     match name.as_str() {
+        // Flink's IFNULL(a, b): the type of `a`, `b` converted to it
+        // (`IFNULL(ts, '2099-01-01')` is a timestamp).
+        // (DataFusion names IFNULL `nvl`, whose rule is the same.)
+        "ifnull" | "nvl" if args.len() == 2 && args[0].data_type() != &DataType::Null => {
+            let t = args[0].data_type().clone();
+            let args = args
+                .into_iter()
+                .map(|a| cast_to(a, &t, &text))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(PhysicalExpr::new(Node::Coalesce(args), t, text))
+        }
         "coalesce" | "nvl" | "ifnull" if !args.is_empty() => {
             let types: Vec<DataType> = args.iter().map(|a| a.data_type().clone()).collect();
             let t = type_union_resolution(&types).ok_or_else(|| {
@@ -90,8 +113,53 @@ pub(crate) fn compile(c: &Compiler<'_>, f: &ScalarFunction, text: String) -> Res
             Ok(PhysicalExpr::new(Node::NullIf(a, b), t, text))
         }
         "array_element" if args.len() == 2 => array_element(c, f, args, text),
+        "arrow_cast" => arrow_cast(args, text),
         _ => udf(c, f, args, text),
     }
+}
+
+/// `arrow_cast(x, 'Int64')`: a CAST to the Arrow type named by the text
+/// (DataFusion plans it as a CAST before running; tenon does it here).
+fn arrow_cast(args: Vec<PhysicalExpr>, text: String) -> Result<PhysicalExpr> {
+    let usage = "arrow_cast takes a value and an Arrow type name as literal text:                  arrow_cast(x, 'Int64')";
+    let mut it = args.into_iter();
+    let (Some(value), Some(type_name), None) = (it.next(), it.next(), it.next()) else {
+        return Err(ExprError::unsupported(text, usage));
+    };
+    let name = match &*type_name.node {
+        Node::Literal(v) => ScalarValue::try_from_array(v.inner().as_ref(), 0)
+            .ok()
+            .and_then(|s| s.try_as_str().flatten().map(str::to_string)),
+        _ => None,
+    };
+    let Some(name) = name else {
+        return Err(ExprError::unsupported(text, usage));
+    };
+    let to: DataType = name.parse().map_err(|_| {
+        ExprError::type_error(
+            &text,
+            format!(
+                "'{name}' is not an Arrow type name (write one as Arrow prints it: 'Int64',                  'Utf8', 'Timestamp(Millisecond, None)', ...)"
+            ),
+        )
+    })?;
+    if value.data_type() == &to {
+        return Ok(value);
+    }
+    if !arrow_cast::can_cast_types(value.data_type(), &to) {
+        return Err(ExprError::type_error(
+            &text,
+            format!("cannot cast {} to {to}", value.data_type()),
+        ));
+    }
+    Ok(PhysicalExpr::new(
+        Node::Cast {
+            input: value,
+            safe: false,
+        },
+        to,
+        text,
+    ))
 }
 
 /// `arr[i]`: 1-based, as in Flink; an index past either end (0 or
@@ -234,7 +302,11 @@ pub(crate) fn evaluate(expr: &PhysicalExpr, batch: &RecordBatch) -> Result<Value
         .invoke_with_args(ScalarFunctionArgs {
             args: columnar,
             arg_fields: arg_fields.clone(),
-            number_rows: if all_scalar && !args.is_empty() {
+            // a volatile function (RAND, UUID) gives each row its own value
+            number_rows: if all_scalar
+                && !args.is_empty()
+                && func.signature().volatility != datafusion_expr::Volatility::Volatile
+            {
                 1
             } else {
                 batch.num_rows()

@@ -404,10 +404,16 @@ fn registry() -> &'static FunctionRegistry {
         // tenon's own after DataFusion's: its `cardinality` counts a
         // multiset's repeats
         let own = crate::expr::collection_fn::scalar_functions();
+        // Flink's functions last: a Flink name DataFusion also defines
+        // (DATE_FORMAT, TO_TIMESTAMP, ...) means Flink's function.
+        let flink = crate::expr::flink::scalar_functions()
+            .into_iter()
+            .chain(crate::expr::flink::clock_functions());
         for f in datafusion_functions::all_default_functions()
             .into_iter()
             .chain(nested)
             .chain(own)
+            .chain(flink)
         {
             for alias in f.aliases() {
                 scalar.insert(alias.clone(), Arc::clone(&f));

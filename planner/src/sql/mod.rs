@@ -43,6 +43,7 @@ mod dialect;
 mod error;
 mod exists;
 mod expand;
+mod flink_calls;
 mod hint_comments;
 mod implicit_join;
 mod interval_fields;

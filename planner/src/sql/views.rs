@@ -155,6 +155,7 @@ pub(crate) fn parse_query(sql: &str, catalog: &Catalog) -> Result<Statement, Sql
                 super::rebalance::rebalance_set_operations(&mut statement);
                 super::interval_fields::rewrite_interval_ranges(&mut statement)?;
                 super::limit_literal::clamp_limits(&mut statement);
+                super::flink_calls::rewrite_flink_calls(&mut statement)?;
                 Ok(statement)
             } else {
                 Err(SqlError::Unsupported(format!(
