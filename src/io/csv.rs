@@ -190,9 +190,15 @@ impl CsvRead<'_> {
                     message,
                 ));
             }
-            self.skipped += cast.bad_rows() as u64;
         }
-        let batch = cast.without_bad_rows().map_err(|e| IoError::Parse {
+        let batch = if self.options.skip_bad_rows {
+            self.skipped += cast.bad_rows() as u64;
+            cast.without_bad_rows()
+        } else {
+            self.skipped += cast.rows_bad_in_not_null_columns() as u64;
+            cast.with_bad_values_null()
+        }
+        .map_err(|e| IoError::Parse {
             path: self.path.to_path_buf(),
             line: None,
             column: None,

@@ -19,6 +19,7 @@ mod differential_duckdb;
 mod docs_contract;
 mod error_words;
 mod errors;
+mod flink_statements;
 mod floats;
 mod fuzz;
 mod held_aggregates;
