@@ -381,7 +381,12 @@ impl Config {
                          or leave it out",
                     ));
                 }
-                _ => return Err(bad("runtime_mode", "expected batch (or streaming, not built yet)")),
+                _ => {
+                    return Err(bad(
+                        "runtime_mode",
+                        "expected batch (or streaming, not built yet)",
+                    ));
+                }
             },
             lookup => {
                 if let Some(Err(why)) = self.lookup.set(lookup, v) {
@@ -667,24 +672,33 @@ mod tests {
         c.set("table.optimizer.join.broadcast-threshold", "-1")
             .unwrap();
         assert_eq!(c.broadcast_threshold, 0);
-        c.set("table.optimizer.join-reorder-enabled", "true").unwrap();
+        c.set("table.optimizer.join-reorder-enabled", "true")
+            .unwrap();
         assert!(c.join_reorder);
         c.set("table.exec.disabled-operators", "NestedLoopJoin, HashJoin")
             .unwrap();
         assert_eq!(
             c.disabled_strategies,
-            [Strategy::NestLoop, Strategy::Broadcast, Strategy::ShuffleHash]
+            [
+                Strategy::NestLoop,
+                Strategy::Broadcast,
+                Strategy::ShuffleHash
+            ]
         );
         c.set("table.exec.disabled-operators", "SortMergeJoin,HashAgg")
             .unwrap();
         assert_eq!(c.disabled_strategies, [Strategy::ShuffleMerge]);
-        c.set("table.exec.async-lookup.buffer-capacity", "7").unwrap();
+        c.set("table.exec.async-lookup.buffer-capacity", "7")
+            .unwrap();
         c.set("table.exec.async-lookup.timeout", "2 min").unwrap();
         c.set("table.exec.async-lookup.output-mode", "ALLOW_UNORDERED")
             .unwrap();
         assert_eq!(c.lookup.capacity, 7);
         assert_eq!(c.lookup.timeout, Duration::from_secs(120));
-        assert_eq!(c.lookup.output_mode, crate::lookup::OutputMode::AllowUnordered);
+        assert_eq!(
+            c.lookup.output_mode,
+            crate::lookup::OutputMode::AllowUnordered
+        );
         c.set("table.exec.state.ttl", "36 h").unwrap();
         assert_eq!(c.state_ttl, Duration::from_secs(36 * 3600));
         let e = c.set("table.exec.state.ttl", "a while").unwrap_err();
@@ -704,7 +718,10 @@ mod tests {
         let entries = c.entries();
         assert_eq!(entries.len(), Config::KEYS.len());
         assert!(entries.iter().all(|(k, _)| !k.starts_with("table.")));
-        assert!(entries.contains(&("state_ttl", "129600s".to_string())), "{entries:?}");
+        assert!(
+            entries.contains(&("state_ttl", "129600s".to_string())),
+            "{entries:?}"
+        );
         // an unknown key lists the close ones
         let e = c
             .set("table.optimizer.join.broadcast-treshold", "1")

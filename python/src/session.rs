@@ -223,7 +223,10 @@ impl PySession {
                     spilled_bytes: 0,
                 });
             } else {
-                match self.run_statement(py, &statement.text)?.map_err(in_statement)? {
+                match self
+                    .run_statement(py, &statement.text)?
+                    .map_err(in_statement)?
+                {
                     StatementOutput::Rows(output) => last = Some(output),
                     StatementOutput::Done(_) => {}
                 }

@@ -179,8 +179,8 @@ impl CsvRead<'_> {
                         field.data_type()
                     ),
                     (misfit, _) => format!(
-                        "{} (fix the value, or skip such rows with 'csv.ignore-parse-errors' = \
-                         'true')",
+                        "{} (fix the value, or read such values as NULL with \
+                         'csv.ignore-parse-errors' = 'true')",
                         misfit_message(misfit, field.name(), field.data_type())
                     ),
                 };

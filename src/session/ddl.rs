@@ -15,10 +15,10 @@ use tenon_planner::sql::{
 
 use super::sources::{ChangeLogRead, FileTable, Registry, TimeRead};
 use super::{QueryOutput, Session, StatementOutput};
-use tenon_planner::config::Config;
 use crate::error::{Cause, Error};
 use crate::io::{ChangeLog, ChangeLogView, file_stats, versions_schema};
 use crate::options::parse_create_options;
+use tenon_planner::config::Config;
 
 /// Whether `sql` starts (after white space and comments) with CREATE, DROP,
 /// ANALYZE, SET, RESET, SHOW, DESCRIBE or EXPLAIN: the only statements
@@ -44,7 +44,7 @@ fn looks_like_ddl(sql: &str) -> bool {
         "create", "drop", "analyze", "set", "reset", "show", "describe", "desc", "explain",
     ]
     .iter()
-        .any(|w| word.eq_ignore_ascii_case(w))
+    .any(|w| word.eq_ignore_ascii_case(w))
 }
 
 /// The statement if `sql` is DDL, `None` for a query.
@@ -166,7 +166,9 @@ impl Session {
                         self.config.value(&key)?
                     )));
                 }
-                SqlStatement::Reset(key) => return self.reset(key.as_deref()).map(StatementOutput::Done),
+                SqlStatement::Reset(key) => {
+                    return self.reset(key.as_deref()).map(StatementOutput::Done);
+                }
                 _ => {}
             }
         }
@@ -625,9 +627,7 @@ impl Session {
         }
         let (schema, time) = match (catalog.table(&f.table), &view_schema) {
             (Some(table), _) => (Arc::clone(&table.schema), Some(&table.time)),
-            (None, Some(schema)) if catalog.view(&f.table).is_some() => {
-                (Arc::clone(schema), None)
-            }
+            (None, Some(schema)) if catalog.view(&f.table).is_some() => (Arc::clone(schema), None),
             _ => {
                 return fail(format!(
                     "there is no table or view `{}` (tables and views: {})",
@@ -657,9 +657,12 @@ impl Session {
                 ));
             }
             // a view's: a column of a time type (its versions' time)
-            None if !schema
-                .field_with_name(&f.time)
-                .is_ok_and(|c| matches!(c.data_type(), DataType::Timestamp(..) | DataType::Date32 | DataType::Date64)) =>
+            None if !schema.field_with_name(&f.time).is_ok_and(|c| {
+                matches!(
+                    c.data_type(),
+                    DataType::Timestamp(..) | DataType::Date32 | DataType::Date64
+                )
+            }) =>
             {
                 return fail(format!(
                     "`{}` of view {} is not a timestamp or date: the versions' time is a \

@@ -106,8 +106,8 @@ impl Session {
                 .sql(&format!("SELECT * FROM \"{}\"", name.replace('"', "\"\"")))?
                 .schema(),
         };
-        let key = (!time.primary_key.is_empty())
-            .then(|| format!("PRI({})", time.primary_key.join(", ")));
+        let key =
+            (!time.primary_key.is_empty()).then(|| format!("PRI({})", time.primary_key.join(", ")));
         let mut names = Vec::new();
         let mut types = Vec::new();
         let mut nulls = Vec::new();

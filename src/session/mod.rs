@@ -506,7 +506,11 @@ impl Session {
                     return Ok(Query::done(Arc::clone(&self.pool), self.config.batch_size));
                 }
                 Some(StatementOutput::Rows(out)) => {
-                    return Ok(Query::given(out, Arc::clone(&self.pool), self.config.batch_size));
+                    return Ok(Query::given(
+                        out,
+                        Arc::clone(&self.pool),
+                        self.config.batch_size,
+                    ));
                 }
                 None => {}
             }

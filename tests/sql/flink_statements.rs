@@ -25,10 +25,15 @@ fn flink_configuration_names_set_tenon_settings() {
     let mut s = empty_session(1, 8192);
     s.set("table.optimizer.join.broadcast-threshold", "10 mb")
         .unwrap();
-    s.set("table.optimizer.join-reorder-enabled", "true").unwrap();
-    s.set("table.exec.disabled-operators", "NestedLoopJoin,SortMergeJoin")
+    s.set("table.optimizer.join-reorder-enabled", "true")
         .unwrap();
-    s.set("table.exec.async-lookup.buffer-capacity", "12").unwrap();
+    s.set(
+        "table.exec.disabled-operators",
+        "NestedLoopJoin,SortMergeJoin",
+    )
+    .unwrap();
+    s.set("table.exec.async-lookup.buffer-capacity", "12")
+        .unwrap();
     s.set("table.exec.async-lookup.timeout", "3 min").unwrap();
     s.set("table.exec.async-lookup.output-mode", "ALLOW_UNORDERED")
         .unwrap();
@@ -43,7 +48,8 @@ fn flink_configuration_names_set_tenon_settings() {
     assert_eq!(c.lookup.timeout.as_secs(), 180);
     assert_eq!(c.state_ttl.as_secs(), 3600);
     assert_eq!(c.threads, 2);
-    s.set("table.exec.resource.default-parallelism", "3").unwrap();
+    s.set("table.exec.resource.default-parallelism", "3")
+        .unwrap();
     assert_eq!(s.config().threads, 3);
     let e = s.set("execution.runtime-mode", "streaming").unwrap_err();
     assert!(
@@ -85,11 +91,20 @@ fn set_and_reset_statements_change_the_session_settings() {
     s.execute_mut("SET memory_limit = 64MB").unwrap();
     let listed = rows_of(s.execute("SET").unwrap());
     assert_eq!(listed.len(), Config::KEYS.len());
-    assert!(listed.contains(&"broadcast_threshold|10MB".to_string()), "{listed:?}");
-    assert!(listed.contains(&"memory_limit|64MB".to_string()), "{listed:?}");
+    assert!(
+        listed.contains(&"broadcast_threshold|10MB".to_string()),
+        "{listed:?}"
+    );
+    assert!(
+        listed.contains(&"memory_limit|64MB".to_string()),
+        "{listed:?}"
+    );
     s.execute_mut("RESET 'table.optimizer.join.broadcast-threshold'")
         .unwrap();
-    assert_eq!(s.config().broadcast_threshold, Config::default().broadcast_threshold);
+    assert_eq!(
+        s.config().broadcast_threshold,
+        Config::default().broadcast_threshold
+    );
     assert_eq!(s.config().memory_limit, Some(64 << 20));
     s.execute_mut("RESET").unwrap();
     assert_eq!(s.config(), &Config::default());
@@ -111,7 +126,10 @@ fn set_and_reset_statements_change_the_session_settings() {
         .execute_script("SET 'execution.runtime-mode' = 'streaming';\nSELECT 1")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("statement 1") && e.contains("not built yet"), "{e}");
+    assert!(
+        e.contains("statement 1") && e.contains("not built yet"),
+        "{e}"
+    );
 
     // `tenon query -f`
     let dir = temp_dir("flink-set-script");
@@ -160,8 +178,10 @@ fn temporary_ddl_show_tables_describe_and_explain_plan_for_are_statements() {
         path.display()
     ))
     .unwrap();
-    s.execute_mut("CREATE TEMPORARY VIEW eur AS SELECT currency, rate FROM rates WHERE currency = 'EUR'")
-        .unwrap();
+    s.execute_mut(
+        "CREATE TEMPORARY VIEW eur AS SELECT currency, rate FROM rates WHERE currency = 'EUR'",
+    )
+    .unwrap();
     assert_eq!(rows_of(s.execute("SHOW TABLES").unwrap()), ["eur", "rates"]);
     assert_eq!(
         rows_of(s.execute("DESCRIBE rates").unwrap()),
@@ -177,13 +197,22 @@ fn temporary_ddl_show_tables_describe_and_explain_plan_for_are_statements() {
         ["currency|STRING|false|||", "rate|DECIMAL(10, 2)|true|||"]
     );
     let e = s.execute("DESCRIBE nothing").unwrap_err().to_string();
-    assert!(e.contains("no table or view `nothing`") && e.contains("eur, rates"), "{e}");
-    let plan = rows_of(s.execute("EXPLAIN PLAN FOR SELECT count(*) FROM eur").unwrap());
+    assert!(
+        e.contains("no table or view `nothing`") && e.contains("eur, rates"),
+        "{e}"
+    );
+    let plan = rows_of(
+        s.execute("EXPLAIN PLAN FOR SELECT count(*) FROM eur")
+            .unwrap(),
+    );
     assert!(plan.iter().any(|l| l.contains("Aggregate")), "{plan:?}");
     // the same through `sql`, as the shell and Python plan a query
     let q = s.sql("SHOW TABLES").unwrap();
     assert_eq!(q.schema().field(0).name(), "table name");
-    assert_eq!(row_strings_unsorted(&q.collect().unwrap()), ["eur", "rates"]);
+    assert_eq!(
+        row_strings_unsorted(&q.collect().unwrap()),
+        ["eur", "rates"]
+    );
     let out = ok(&["--format", "csv", "SHOW TABLES"]);
     assert!(out.starts_with("table name\n"), "{out}");
 }
@@ -259,7 +288,9 @@ fn lookup_hint_table_must_be_the_alias_when_the_table_has_one() {
                JOIN customers FOR SYSTEM_TIME AS OF o.p AS c ON o.k = c.id";
     let text = s.explain(sql).unwrap().to_text();
     assert!(
-        text.contains("ignored: 'table' = 'customers' names the lookup table, which has the alias `c`"),
+        text.contains(
+            "ignored: 'table' = 'customers' names the lookup table, which has the alias `c`"
+        ),
         "{text}"
     );
     let by_alias = sql.replace("'table'='customers'", "'table'='c'");

@@ -531,7 +531,7 @@ fn the_ddl_runs_from_a_script() {
     let dir = temp_dir("time-ddl-script");
     let path = dir.join("rates.json");
     std::fs::write(&path, rates_log(false)).unwrap();
-    let s = empty_session(2, 8192);
+    let mut s = empty_session(2, 8192);
     let script = format!(
         "CREATE TABLE currency_rates (currency STRING, conversion_rate DECIMAL(32, 2), \
          update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time, PRIMARY \

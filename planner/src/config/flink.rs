@@ -9,12 +9,21 @@ use tenon_kernels::Strategy;
 /// names are accepted by `Config::set` (and `SET 'key' = 'value'`);
 /// listings and errors show tenon's name.
 pub const ALIASES: [(&str, &str); 10] = [
-    ("table.optimizer.join.broadcast-threshold", "broadcast_threshold"),
+    (
+        "table.optimizer.join.broadcast-threshold",
+        "broadcast_threshold",
+    ),
     ("table.optimizer.join-reorder-enabled", "join_reorder"),
     ("table.exec.disabled-operators", "disabled_strategies"),
-    ("table.exec.async-lookup.buffer-capacity", "lookup.async.capacity"),
+    (
+        "table.exec.async-lookup.buffer-capacity",
+        "lookup.async.capacity",
+    ),
     ("table.exec.async-lookup.timeout", "lookup.async.timeout"),
-    ("table.exec.async-lookup.output-mode", "lookup.async.output-mode"),
+    (
+        "table.exec.async-lookup.output-mode",
+        "lookup.async.output-mode",
+    ),
     ("table.exec.state.ttl", "state_ttl"),
     ("execution.runtime-mode", "runtime_mode"),
     ("parallelism.default", "threads"),
@@ -86,7 +95,10 @@ mod tests {
     #[test]
     fn every_alias_names_a_tenon_key() {
         for (flink, tenon) in ALIASES {
-            assert!(super::super::Config::KEYS.contains(&tenon), "{flink} -> {tenon}");
+            assert!(
+                super::super::Config::KEYS.contains(&tenon),
+                "{flink} -> {tenon}"
+            );
         }
     }
 

@@ -295,9 +295,7 @@ impl TypeReader<'_> {
             match &t.token {
                 Token::LParen => depth += 1,
                 Token::RParen if depth > 0 => depth -= 1,
-                Token::Comma | Token::Gt | Token::ShiftRight | Token::RParen
-                    if depth == 0 =>
-                {
+                Token::Comma | Token::Gt | Token::ShiftRight | Token::RParen if depth == 0 => {
                     break;
                 }
                 Token::SingleQuotedString(_) if depth == 0 => break,

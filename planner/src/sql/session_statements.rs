@@ -15,7 +15,12 @@ use super::statement::{Lines, SqlStatement, in_place};
 fn significant(tokens: &[TokenWithSpan]) -> Vec<&TokenWithSpan> {
     tokens
         .iter()
-        .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::SemiColon | Token::EOF))
+        .filter(|t| {
+            !matches!(
+                t.token,
+                Token::Whitespace(_) | Token::SemiColon | Token::EOF
+            )
+        })
         .collect()
 }
 
@@ -122,7 +127,10 @@ fn parse_set(sql: &str, rest: &[&TokenWithSpan]) -> Result<SqlStatement, SqlErro
         ))
     };
     let Some(eq) = rest.iter().position(|t| t.token == Token::Eq) else {
-        return Err(usage(&format!("`SET {}` has no `=`", text_of(sql, rest).trim())));
+        return Err(usage(&format!(
+            "`SET {}` has no `=`",
+            text_of(sql, rest).trim()
+        )));
     };
     let (key, value) = (&rest[..eq], &rest[eq + 1..]);
     let key = match key {
@@ -158,7 +166,11 @@ fn parse_explain(sql: &str, rest: &[&TokenWithSpan]) -> Result<SqlStatement, Sql
     };
     let lines = Lines::new(sql);
     let end = body.last().map_or(sql.len(), |t| lines.offset(t.span.end));
-    Ok(SqlStatement::Explain(in_place(&lines, start.span.start, end)))
+    Ok(SqlStatement::Explain(in_place(
+        &lines,
+        start.span.start,
+        end,
+    )))
 }
 
 #[cfg(test)]
@@ -184,8 +196,14 @@ mod tests {
             SqlStatement::Reset(Some("parallelism.default".into()))
         );
         assert_eq!(p("SHOW TABLES"), SqlStatement::ShowTables);
-        assert_eq!(p("DESCRIBE Orders"), SqlStatement::Describe("orders".into()));
-        assert_eq!(p("desc \"Orders\""), SqlStatement::Describe("Orders".into()));
+        assert_eq!(
+            p("DESCRIBE Orders"),
+            SqlStatement::Describe("orders".into())
+        );
+        assert_eq!(
+            p("desc \"Orders\""),
+            SqlStatement::Describe("Orders".into())
+        );
         assert_eq!(
             p("EXPLAIN PLAN FOR SELECT 1"),
             SqlStatement::Explain("                 SELECT 1".into())
