@@ -452,7 +452,7 @@ fn temporal_table_functions_by_ddl_and_api() {
     for (sql, words) in [
         (
             "CREATE TEMPORAL TABLE FUNCTION f AS nope(r_time, r_currency)",
-            &["there is no table `nope`", "rates_history"][..],
+            &["there is no table or view `nope`", "rates_history"][..],
         ),
         (
             "CREATE TEMPORAL TABLE FUNCTION f AS rates_history(r_time, currency)",
@@ -486,7 +486,7 @@ fn temporal_table_functions_by_ddl_and_api() {
             "missing",
             "r_time",
             &["r_currency"][..],
-            &["no table `missing`"][..],
+            &["no table or view `missing`"][..],
         ),
         (
             "rates_history",
