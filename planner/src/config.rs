@@ -429,7 +429,7 @@ fn parse_strategies(v: &str) -> Result<Vec<Strategy>, String> {
 /// `n` bytes as [`parse_bytes`] reads them back: `256MB`, `1536KB`, `100`.
 fn show_bytes(n: u64) -> String {
     for (unit, shift) in [("TB", 40), ("GB", 30), ("MB", 20), ("KB", 10)] {
-        if n != 0 && n % (1u64 << shift) == 0 {
+        if n != 0 && n.is_multiple_of(1u64 << shift) {
             return format!("{}{unit}", n >> shift);
         }
     }
