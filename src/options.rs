@@ -12,7 +12,8 @@
 //! | `csv.quote-character` | CSV | one ASCII character | `"` |
 //! | `csv.has-header` | CSV | `true` / `false`: the first line is a header (skipped) | `true` |
 //! | `csv.null-literal` | CSV | a field equal to it is NULL (an empty field always is) | (none) |
-//! | `csv.ignore-parse-errors` | CSV | `true` / `false`: skip and count bad rows | `false` |
+//! | `csv.ignore-parse-errors` | CSV | `true` / `false`: a value that does not fit its column is NULL (Flink's meaning); rows that cannot be read as rows, and rows with a bad value in a NOT NULL column, are skipped and counted | `false` |
+//! | `csv.skip-bad-rows` | CSV | `true` / `false` (tenon's own): with `csv.ignore-parse-errors`, skip and count every row with a bad value instead of keeping it with the value NULL | `false` |
 //! | `parquet.batch-size` | Parquet | rows per batch of the decoder | the session's |
 //! | `scan.batch-size` | every table | rows per batch the scan produces | the session's |
 //! | `scan.in-memory` | CREATE TABLE | `true`: read the files once, at the first query that scans the table, and keep the rows (charged to each query's `memory_limit`); `false`: every query reads the columns it uses | `false` |
@@ -44,6 +45,9 @@ pub const CSV_HAS_HEADER: &str = "csv.has-header";
 pub const CSV_NULL_LITERAL: &str = "csv.null-literal";
 /// `csv.ignore-parse-errors`.
 pub const CSV_IGNORE_PARSE_ERRORS: &str = "csv.ignore-parse-errors";
+/// `csv.skip-bad-rows` (tenon's own: rows with a bad value are left out
+/// instead of kept with it NULL).
+pub const CSV_SKIP_BAD_ROWS: &str = "csv.skip-bad-rows";
 /// `parquet.batch-size`.
 pub const PARQUET_BATCH_SIZE: &str = "parquet.batch-size";
 /// `scan.batch-size`.
@@ -55,12 +59,13 @@ pub const DEBEZIUM_JSON: &str = "debezium-json";
 /// `debezium-json.ignore-parse-errors` (CREATE TABLE of a change log only).
 pub const DEBEZIUM_IGNORE_PARSE_ERRORS: &str = "debezium-json.ignore-parse-errors";
 
-const CSV_KEYS: [&str; 5] = [
+const CSV_KEYS: [&str; 6] = [
     CSV_FIELD_DELIMITER,
     CSV_HAS_HEADER,
     CSV_IGNORE_PARSE_ERRORS,
     CSV_NULL_LITERAL,
     CSV_QUOTE_CHARACTER,
+    CSV_SKIP_BAD_ROWS,
 ];
 
 /// The largest batch size an option may ask for (rows).
@@ -415,6 +420,9 @@ fn apply(
             CSV_IGNORE_PARSE_ERRORS => {
                 out.csv.ignore_parse_errors =
                     boolean(value).ok_or_else(|| bad("'true' or 'false'"))?;
+            }
+            CSV_SKIP_BAD_ROWS => {
+                out.csv.skip_bad_rows = boolean(value).ok_or_else(|| bad("'true' or 'false'"))?;
             }
             CSV_NULL_LITERAL => {
                 out.csv.null_literal = (!value.is_empty()).then(|| value.clone());

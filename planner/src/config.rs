@@ -1,6 +1,10 @@
 //! Planner and executor settings: what `tenon query --set KEY=VALUE` and
 //! the Session's `Config` accept, with their defaults, parsing and checks.
 
+pub mod flink;
+
+use std::time::Duration;
+
 use tenon_kernels::Strategy;
 
 pub use crate::hints::HintMode;
@@ -10,10 +14,12 @@ use crate::hints::{DEFAULT_BROADCAST_THRESHOLD, ResolveConfig};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// The key is not a setting.
-    #[error("unknown setting `{key}`; the settings are: {}", Config::KEYS.join(", "))]
+    #[error("unknown setting `{key}`; {}", unknown_key_help(close))]
     UnknownKey {
         /// The key given.
         key: String,
+        /// The keys (tenon's and Flink's) close to it; empty when none is.
+        close: Vec<&'static str>,
     },
     /// The value does not parse or is out of range.
     #[error("bad value `{value}` for setting `{key}`: {why}")]
@@ -28,6 +34,28 @@ pub enum ConfigError {
     /// `KEY=VALUE` expected.
     #[error("`{0}` is not KEY=VALUE; for example broadcast_threshold=10MB")]
     NotKeyValue(String),
+}
+
+/// The second part of an unknown key's message: the keys close to it, or
+/// every key when none is.
+fn unknown_key_help(close: &[&'static str]) -> String {
+    if close.is_empty() {
+        format!(
+            "the settings are: {} (and Flink's names for some of them: docs/cli.md)",
+            Config::KEYS.join(", ")
+        )
+    } else {
+        format!("did you mean {}?", quoted_list(close))
+    }
+}
+
+/// `a`, `b` or `c`.
+fn quoted_list(keys: &[&str]) -> String {
+    let quoted: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.join(""),
+    }
 }
 
 /// The most worker threads a [`Config`] accepts. A pool far larger than
@@ -104,6 +132,11 @@ pub struct Config {
     /// `lookup.async.timeout`, `lookup.async.output-mode`), which a
     /// `LOOKUP` hint overrides for its join.
     pub lookup: crate::lookup::LookupDefaults,
+    /// Flink's `table.exec.state.ttl`: how long a streaming query keeps
+    /// state it has not touched. Checked as a duration and kept; it has no
+    /// effect on tenon's batch queries, which hold their state until they
+    /// end (zero: forever, Flink's default).
+    pub state_ttl: Duration,
 }
 
 impl Default for Config {
@@ -127,13 +160,15 @@ impl Default for Config {
             shared_subplans: true,
             join_reorder: false,
             lookup: crate::lookup::LookupDefaults::default(),
+            state_ttl: Duration::ZERO,
         }
     }
 }
 
 impl Config {
-    /// The keys [`Config::set`] accepts.
-    pub const KEYS: [&'static str; 15] = [
+    /// The keys [`Config::set`] accepts (tenon's names; Flink's names for
+    /// some of them are [`flink::ALIASES`]).
+    pub const KEYS: [&'static str; 17] = [
         "broadcast_threshold",
         "hint_mode",
         "disabled_strategies",
@@ -149,7 +184,85 @@ impl Config {
         "lookup.async.capacity",
         "lookup.async.timeout",
         "lookup.async.output-mode",
+        "state_ttl",
+        "runtime_mode",
     ];
+
+    /// The tenon key `key` names (any case; tenon's own name or Flink's,
+    /// see [`flink::ALIASES`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::UnknownKey`], with the keys close to it.
+    pub fn canonical_key(key: &str) -> Result<&'static str, ConfigError> {
+        let k = key.trim().to_ascii_lowercase();
+        Config::KEYS
+            .into_iter()
+            .find(|x| *x == k)
+            .or_else(|| flink::canonical(&k))
+            .ok_or_else(|| ConfigError::UnknownKey {
+                key: key.to_string(),
+                close: flink::close_keys(&k, &Config::KEYS),
+            })
+    }
+
+    /// The value of setting `key` (tenon's name, as [`Config::KEYS`]), as
+    /// text [`Config::set`] takes back: what `SET;` lists.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::UnknownKey`] for a key that is not a setting.
+    pub fn value(&self, key: &str) -> Result<String, ConfigError> {
+        let switch = |on: bool| if on { "true" } else { "false" }.to_string();
+        let bytes = |n: Option<u64>| n.map_or_else(|| "unlimited".to_string(), show_bytes);
+        Ok(match Config::canonical_key(key)? {
+            "broadcast_threshold" => show_bytes(self.broadcast_threshold),
+            "hint_mode" => self.hint_mode.name().to_string(),
+            "disabled_strategies" => self
+                .disabled_strategies
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(","),
+            "memory_limit" => bytes(self.memory_limit),
+            "spill_dir" => self
+                .spill_dir
+                .as_ref()
+                .map_or_else(|| "default".to_string(), |p| p.display().to_string()),
+            "spill_limit" => bytes(self.spill_limit),
+            "threads" => self.threads.to_string(),
+            "batch_size" => self.batch_size.to_string(),
+            "fused_aggregate" => switch(self.fused_aggregate),
+            "runtime_filters" => switch(self.runtime_filters),
+            "shared_subplans" => switch(self.shared_subplans),
+            "join_reorder" => switch(self.join_reorder),
+            "lookup.async.capacity" => self.lookup.capacity.to_string(),
+            "lookup.async.timeout" => show_duration(self.lookup.timeout),
+            "lookup.async.output-mode" => self.lookup.output_mode.as_str().to_string(),
+            "state_ttl" => show_duration(self.state_ttl),
+            // the only mode there is (see `set`)
+            _ => "batch".to_string(),
+        })
+    }
+
+    /// Every setting and its value, in the order of [`Config::KEYS`].
+    pub fn entries(&self) -> Vec<(&'static str, String)> {
+        Config::KEYS
+            .into_iter()
+            .map(|k| (k, self.value(k).unwrap_or_default()))
+            .collect()
+    }
+
+    /// Sets `key` (tenon's or Flink's name) back to its default.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::UnknownKey`].
+    pub fn reset(&mut self, key: &str) -> Result<(), ConfigError> {
+        let key = Config::canonical_key(key)?;
+        let default = Config::default().value(key)?;
+        self.set(key, &default)
+    }
 
     /// Applies one `KEY=VALUE` pair.
     ///
@@ -171,14 +284,21 @@ impl Config {
     /// An unknown key (the message lists the keys) or a value that does not
     /// parse (the message says what is expected).
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
-        let k = key.trim().to_ascii_lowercase();
-        let v = value.trim();
+        let given = key.trim().to_ascii_lowercase();
+        let k = Config::canonical_key(key)?;
+        let flink = k != given;
+        // Flink's `-1`: no broadcast by size, one thread per core
+        let v = match k {
+            "broadcast_threshold" | "threads" if flink => flink::not_set_as_zero(value),
+            _ => value,
+        }
+        .trim();
         let bad = |key: &'static str, why: &str| ConfigError::BadValue {
             key,
             value: value.to_string(),
             why: why.to_string(),
         };
-        match k.as_str() {
+        match k {
             "broadcast_threshold" => {
                 self.broadcast_threshold =
                     parse_bytes(v).map_err(|w| bad("broadcast_threshold", &w))?
@@ -217,22 +337,8 @@ impl Config {
             }
             "hint_mode" => self.hint_mode = v.parse().map_err(|w: String| bad("hint_mode", &w))?,
             "disabled_strategies" => {
-                let mut list = Vec::new();
-                for name in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                    let s = Strategy::from_name(name).ok_or_else(|| {
-                        bad(
-                            "disabled_strategies",
-                            &format!(
-                                "unknown strategy `{name}`; expected a comma-separated list of \
-                                 BROADCAST, SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP (or nothing)"
-                            ),
-                        )
-                    })?;
-                    if !list.contains(&s) {
-                        list.push(s);
-                    }
-                }
-                self.disabled_strategies = list;
+                self.disabled_strategies =
+                    parse_strategies(v).map_err(|w| bad("disabled_strategies", &w))?
             }
             "threads" => {
                 let n: usize = v.parse().map_err(|_| {
@@ -266,23 +372,84 @@ impl Config {
             "join_reorder" => {
                 self.join_reorder = parse_switch(v).map_err(|w| bad("join_reorder", w))?
             }
-            other => match self.lookup.set(other, v) {
-                Some(Ok(())) => {}
-                Some(Err(why)) => {
-                    let key = crate::lookup::LookupDefaults::KEYS
-                        .into_iter()
-                        .find(|x| *x == other)
-                        .unwrap_or("lookup");
-                    return Err(bad(key, &why));
+            "state_ttl" => {
+                self.state_ttl =
+                    crate::lookup::parse_duration(v).map_err(|w| bad("state_ttl", &w))?
+            }
+            "runtime_mode" => match v.to_ascii_lowercase().as_str() {
+                // every table tenon reads is bounded: Flink's AUTOMATIC
+                // picks batch for bounded sources
+                "batch" | "automatic" => {}
+                "streaming" => {
+                    return Err(bad(
+                        "runtime_mode",
+                        "streaming mode is not built yet: tenon runs queries in batch mode \
+                         (over bounded tables, each query's result once); set it to batch \
+                         or leave it out",
+                    ));
                 }
-                None => {
-                    return Err(ConfigError::UnknownKey {
-                        key: key.to_string(),
-                    });
+                _ => {
+                    return Err(bad(
+                        "runtime_mode",
+                        "expected batch (or streaming, not built yet)",
+                    ));
                 }
             },
+            lookup => {
+                if let Some(Err(why)) = self.lookup.set(lookup, v) {
+                    return Err(bad(k, &why));
+                }
+            }
         }
         Ok(())
+    }
+}
+
+/// `disabled_strategies`: a comma-separated list of tenon's strategy
+/// names and Flink's operator names (`table.exec.disabled-operators`,
+/// [`flink::operator_strategies`]), each strategy once.
+fn parse_strategies(v: &str) -> Result<Vec<Strategy>, String> {
+    let mut list = Vec::new();
+    for name in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let strategies = match Strategy::from_name(name) {
+            Some(s) => vec![s],
+            None => flink::operator_strategies(name)
+                .ok_or_else(|| {
+                    format!(
+                        "unknown strategy `{name}`; expected a comma-separated list of \
+                         BROADCAST, SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP (or nothing), or \
+                         Flink's operator names NestedLoopJoin, ShuffleHashJoin, \
+                         BroadcastHashJoin, SortMergeJoin, HashJoin, HashAgg, SortAgg"
+                    )
+                })?
+                .to_vec(),
+        };
+        for s in strategies {
+            if !list.contains(&s) {
+                list.push(s);
+            }
+        }
+    }
+    Ok(list)
+}
+
+/// `n` bytes as [`parse_bytes`] reads them back: `256MB`, `1536KB`, `100`.
+fn show_bytes(n: u64) -> String {
+    for (unit, shift) in [("TB", 40), ("GB", 30), ("MB", 20), ("KB", 10)] {
+        if n != 0 && n.is_multiple_of(1u64 << shift) {
+            return format!("{}{unit}", n >> shift);
+        }
+    }
+    n.to_string()
+}
+
+/// A duration as [`crate::lookup::parse_duration`] reads it back: `180s`,
+/// `250ms`.
+fn show_duration(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
     }
 }
 
@@ -498,5 +665,101 @@ mod tests {
         assert!(c.shared_subplans);
         c.set_pair("shared_subplans=off").unwrap();
         assert!(!c.shared_subplans);
+    }
+
+    #[test]
+    fn flink_configuration_names_set_tenon_settings() {
+        let mut c = Config::default();
+        c.set("table.optimizer.join.broadcast-threshold", "10 mb")
+            .unwrap();
+        assert_eq!(c.broadcast_threshold, 10 << 20);
+        c.set("TABLE.OPTIMIZER.JOIN.BROADCAST-THRESHOLD", "10485760")
+            .unwrap();
+        assert_eq!(c.broadcast_threshold, 10 << 20);
+        c.set("table.optimizer.join.broadcast-threshold", "-1")
+            .unwrap();
+        assert_eq!(c.broadcast_threshold, 0);
+        c.set("table.optimizer.join-reorder-enabled", "true")
+            .unwrap();
+        assert!(c.join_reorder);
+        c.set("table.exec.disabled-operators", "NestedLoopJoin, HashJoin")
+            .unwrap();
+        assert_eq!(
+            c.disabled_strategies,
+            [
+                Strategy::NestLoop,
+                Strategy::Broadcast,
+                Strategy::ShuffleHash
+            ]
+        );
+        c.set("table.exec.disabled-operators", "SortMergeJoin,HashAgg")
+            .unwrap();
+        assert_eq!(c.disabled_strategies, [Strategy::ShuffleMerge]);
+        c.set("table.exec.async-lookup.buffer-capacity", "7")
+            .unwrap();
+        c.set("table.exec.async-lookup.timeout", "2 min").unwrap();
+        c.set("table.exec.async-lookup.output-mode", "ALLOW_UNORDERED")
+            .unwrap();
+        assert_eq!(c.lookup.capacity, 7);
+        assert_eq!(c.lookup.timeout, Duration::from_secs(120));
+        assert_eq!(
+            c.lookup.output_mode,
+            crate::lookup::OutputMode::AllowUnordered
+        );
+        c.set("table.exec.state.ttl", "36 h").unwrap();
+        assert_eq!(c.state_ttl, Duration::from_secs(36 * 3600));
+        let e = c.set("table.exec.state.ttl", "a while").unwrap_err();
+        assert!(e.to_string().contains("state_ttl"), "{e}");
+        c.set("execution.runtime-mode", "BATCH").unwrap();
+        let e = c
+            .set("execution.runtime-mode", "streaming")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("streaming mode is not built yet"), "{e}");
+        c.set("parallelism.default", "3").unwrap();
+        assert_eq!(c.threads, 3);
+        c.set("table.exec.resource.default-parallelism", "-1")
+            .unwrap();
+        assert_eq!(c.threads, 0);
+        // listings show tenon's names
+        let entries = c.entries();
+        assert_eq!(entries.len(), Config::KEYS.len());
+        assert!(entries.iter().all(|(k, _)| !k.starts_with("table.")));
+        assert!(
+            entries.contains(&("state_ttl", "129600s".to_string())),
+            "{entries:?}"
+        );
+        // an unknown key lists the close ones
+        let e = c
+            .set("table.optimizer.join.broadcast-treshold", "1")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("did you mean `table.optimizer.join.broadcast-threshold`"),
+            "{e}"
+        );
+        let e = c.set("broadcast", "1").unwrap_err().to_string();
+        assert!(e.contains("`broadcast_threshold`"), "{e}");
+        assert!(!e.contains("memory_limit"), "{e}");
+    }
+
+    #[test]
+    fn every_value_reads_back_and_reset_restores_the_default() {
+        let mut c = Config::default();
+        for (k, v) in Config::default().entries() {
+            c.set(k, &v).unwrap_or_else(|e| panic!("{k}={v}: {e}"));
+        }
+        assert_eq!(c, Config::default());
+        c.set("memory_limit", "1536KB").unwrap();
+        c.set("table.exec.disabled-operators", "HashJoin").unwrap();
+        assert_eq!(c.value("memory_limit").unwrap(), "1536KB");
+        let mut copy = Config::default();
+        for (k, v) in c.entries() {
+            copy.set(k, &v).unwrap();
+        }
+        assert_eq!(copy, c);
+        c.reset("MEMORY_LIMIT").unwrap();
+        c.reset("table.exec.disabled-operators").unwrap();
+        assert_eq!(c, Config::default());
     }
 }

@@ -25,6 +25,28 @@ pub(crate) struct PySession {
 }
 
 impl PySession {
+    /// Runs a statement that is not a query on the session: those that
+    /// change its settings (`SET`, `RESET`) holding it alone, the others
+    /// beside running queries; Ctrl-C stops it.
+    fn run_statement(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+    ) -> PyResult<Result<StatementOutput, tenon::Error>> {
+        let inner = Arc::clone(&self.inner);
+        let sql = sql.to_string();
+        let changes_settings = parse_statement(&sql).is_ok_and(|s| s.changes_settings());
+        interrupt::run(py, move || {
+            if changes_settings {
+                let mut session = inner.write().unwrap_or_else(|e| e.into_inner());
+                session.execute_mut(&sql)
+            } else {
+                let session = inner.read().unwrap_or_else(|e| e.into_inner());
+                session.execute(&sql)
+            }
+        })
+    }
+
     fn read(&self) -> RwLockReadGuard<'_, Session> {
         self.inner.read().unwrap_or_else(|e| e.into_inner())
     }
@@ -154,20 +176,16 @@ impl PySession {
     }
 
     /// Runs one statement. DDL (`CREATE TABLE ... WITH`, `CREATE VIEW`,
-    /// `DROP ...`, `ANALYZE TABLE`) returns what it did as text; a query
-    /// returns its `Result`, as `sql()` does.
+    /// `DROP ...`, `ANALYZE TABLE`) and `SET 'key' = 'value'` / `RESET`
+    /// return what they did as text; a query, `SET` alone, `SHOW TABLES`,
+    /// `DESCRIBE t` and `EXPLAIN PLAN FOR` return a `Result`, as `sql()`
+    /// does.
     fn execute(&self, py: Python<'_>, sql: &str) -> PyResult<Py<PyAny>> {
-        if matches!(parse_statement(sql), Ok(SqlStatement::Query)) {
+        if parse_statement(sql).is_ok_and(|s| s.gives_rows()) {
             let result = self.sql(py, sql)?;
             return Ok(Bound::new(py, result)?.into_any().unbind());
         }
-        let inner = Arc::clone(&self.inner);
-        let sql = sql.to_string();
-        let done = interrupt::run(py, move || {
-            let session = inner.read().unwrap_or_else(|e| e.into_inner());
-            session.execute(&sql)
-        })?
-        .map_err(to_py)?;
+        let done = self.run_statement(py, sql)?.map_err(to_py)?;
         match done {
             StatementOutput::Done(what) => Ok(what.into_pyobject(py)?.into_any().unbind()),
             StatementOutput::Rows(output) => Ok(Bound::new(py, QueryResult::done(output))?
@@ -205,13 +223,13 @@ impl PySession {
                     spilled_bytes: 0,
                 });
             } else {
-                let inner = Arc::clone(&self.inner);
-                let text = statement.text.clone();
-                interrupt::run(py, move || {
-                    let session = inner.read().unwrap_or_else(|e| e.into_inner());
-                    session.execute(&text)
-                })?
-                .map_err(in_statement)?;
+                match self
+                    .run_statement(py, &statement.text)?
+                    .map_err(in_statement)?
+                {
+                    StatementOutput::Rows(output) => last = Some(output),
+                    StatementOutput::Done(_) => {}
+                }
             }
         }
         Ok(last.map(QueryResult::done))

@@ -196,6 +196,27 @@ def test_ddl_views_and_scripts(tmp_path):
         session.execute_script("SELECT 1; SELEC 2")
 
 
+def test_set_and_reset_statements_change_the_session_settings():
+    session = tenon.Session()
+    assert session.execute("SET 'table.optimizer.join.broadcast-threshold' = '10 mb'") == (
+        "set broadcast_threshold to 10MB"
+    )
+    settings = dict(
+        zip(*[session.execute("SET").to_arrow()[c].to_pylist() for c in ("key", "value")])
+    )
+    assert settings["broadcast_threshold"] == "10MB"
+    session.execute_script("SET 'parallelism.default' = '2'; RESET 'table.optimizer.join.broadcast-threshold'")
+    settings = dict(
+        zip(*[session.execute("SET").to_arrow()[c].to_pylist() for c in ("key", "value")])
+    )
+    assert settings["threads"] == "2" and settings["broadcast_threshold"] == "256MB"
+    with pytest.raises(tenon.ConfigError, match="streaming mode is not built yet"):
+        session.execute("SET 'execution.runtime-mode' = 'streaming'")
+    session.execute("CREATE TEMPORARY VIEW v AS SELECT 1 AS one")
+    assert session.execute("SHOW TABLES").to_arrow()["table name"].to_pylist() == ["v"]
+    assert session.execute("DESCRIBE v").to_arrow()["type"].to_pylist() == ["BIGINT"]
+
+
 def test_errors_are_exceptions_with_the_cli_messages(tpch):
     with pytest.raises(tenon.SqlError) as e:
         tpch.sql("SELECT * FROM no_such_table")

@@ -304,7 +304,7 @@ pub(crate) fn run(args: QueryArgs) -> Result<(), CliError> {
     if let Some(cluster) = &args.cluster {
         return on_cluster(&args, cluster, format);
     }
-    let session = session(&args)?;
+    let mut session = session(&args)?;
     // Opened before anything runs: a path that cannot be written is
     // reported before the work, and a file's temporary file is removed
     // when the query fails, or on SIGINT or SIGTERM (`signals`).
@@ -313,15 +313,16 @@ pub(crate) fn run(args: QueryArgs) -> Result<(), CliError> {
         Err(e) => return output_error(e).map_or(Ok(()), Err),
     };
     let result = match (&args.file, &args.sql) {
-        (Some(file), _) => run_script(&session, file, &args, format)?,
-        // one DDL statement runs and prints nothing (a query's empty
-        // result would be printed as a table without columns)
+        (Some(file), _) => run_script(&mut session, file, &args, format)?,
+        // one DDL statement (or SET, RESET) runs and prints nothing (a
+        // query's empty result would be printed as a table without
+        // columns)
         (None, Some(sql))
             if !args.explain
                 && !args.analyze
-                && !matches!(parse_statement(sql), Ok(SqlStatement::Query) | Err(_)) =>
+                && parse_statement(sql).is_ok_and(|s| !s.gives_rows()) =>
         {
-            session.execute(sql).map_err(fail)?;
+            session.execute_mut(sql).map_err(fail)?;
             Final::Nothing
         }
         (None, Some(sql)) => run_last(&session, sql, &args, format).map_err(fail)?,
@@ -451,7 +452,7 @@ pub(crate) fn declared_tables(text: &str) -> Vec<String> {
 }
 
 fn run_script(
-    session: &Session,
+    session: &mut Session,
     file: &Path,
     args: &QueryArgs,
     format: OutputFormat,
@@ -467,20 +468,22 @@ fn run_script(
         message: format!("{}: {e}", file.display()),
     };
     let statements = split_statements(&script).map_err(|e| in_file(e.into()))?;
-    let mut queries = Vec::with_capacity(statements.len());
+    let mut kinds = Vec::with_capacity(statements.len());
     for s in &statements {
         let kind = parse_statement(&s.text).map_err(|e| in_file(Error::from(e).in_statement(s)))?;
-        queries.push(kind == SqlStatement::Query);
+        kinds.push(kind);
     }
-    let last = queries.iter().rposition(|&q| q);
+    // the last statement that gives rows (a query, SHOW TABLES, ...) is
+    // the script's result
+    let last = kinds.iter().rposition(SqlStatement::gives_rows);
     let mut result = Final::Nothing;
     for (i, s) in statements.iter().enumerate() {
         let done = if Some(i) == last {
             run_last(session, &s.text, args, format).map(|r| result = r)
-        } else if queries[i] && args.explain {
+        } else if kinds[i] == SqlStatement::Query && args.explain {
             session.explain(&s.text).map(drop)
         } else {
-            session.execute(&s.text).map(drop)
+            session.execute_mut(&s.text).map(drop)
         };
         done.map_err(|e| in_file(e.in_statement(s)))?;
     }

@@ -44,6 +44,10 @@ pub(crate) struct Cast {
     schema: SchemaRef,
     /// Per row, whether some value of it did not fit; empty when none.
     bad: Vec<bool>,
+    /// Per row, whether a value of a NOT NULL column did not fit (or was
+    /// NULL): a row that cannot be kept with that value NULL; empty when
+    /// none.
+    not_null_bad: Vec<bool>,
     /// The first bad value in row order (then column order).
     pub(crate) first: Option<FirstMisfit>,
 }
@@ -54,13 +58,38 @@ impl Cast {
         self.bad.iter().filter(|&&b| b).count()
     }
 
+    /// The number of rows [`Cast::with_bad_values_null`] leaves out.
+    pub(crate) fn rows_bad_in_not_null_columns(&self) -> usize {
+        self.not_null_bad.iter().filter(|&&b| b).count()
+    }
+
     /// The batch without its bad rows, in the schema asked for.
     pub(crate) fn without_bad_rows(self) -> Result<RecordBatch, ArrowError> {
+        let drop = self.bad.clone();
+        self.without(&drop)
+    }
+
+    /// The batch with each value that did not fit as NULL (Flink's
+    /// `csv.ignore-parse-errors`: "fields are set to null in case of
+    /// errors"), without the rows where that value is in a NOT NULL column,
+    /// in the schema asked for.
+    pub(crate) fn with_bad_values_null(self) -> Result<RecordBatch, ArrowError> {
+        let drop = self.not_null_bad.clone();
+        self.without(&drop)
+    }
+
+    /// The batch without the rows `drop` marks (none when it is empty),
+    /// in the schema asked for.
+    fn without(self, drop: &[bool]) -> Result<RecordBatch, ArrowError> {
         if self.bad.is_empty() {
             return Ok(self.batch);
         }
-        let keep: BooleanArray = self.bad.iter().map(|&b| Some(!b)).collect();
-        let kept = arrow_select::filter::filter_record_batch(&self.batch, &keep)?;
+        let kept = if drop.is_empty() {
+            self.batch
+        } else {
+            let keep: BooleanArray = drop.iter().map(|&b| Some(!b)).collect();
+            arrow_select::filter::filter_record_batch(&self.batch, &keep)?
+        };
         RecordBatch::try_new_with_options(
             self.schema,
             kept.columns().to_vec(),
@@ -88,6 +117,7 @@ pub(crate) fn cast_to_schema(columns: &[ArrayRef], schema: &SchemaRef) -> Result
     let rows = columns.first().map_or(0, |c| c.len());
     let mut out = Vec::with_capacity(columns.len());
     let mut bad: Vec<bool> = Vec::new();
+    let mut not_null_bad: Vec<bool> = Vec::new();
     let mut first: Option<FirstMisfit> = None;
     let options = CastOptions {
         safe: true,
@@ -128,6 +158,12 @@ pub(crate) fn cast_to_schema(columns: &[ArrayRef], schema: &SchemaRef) -> Result
                     bad = vec![false; rows];
                 }
                 bad[row] = true;
+                if !field.is_nullable() {
+                    if not_null_bad.is_empty() {
+                        not_null_bad = vec![false; rows];
+                    }
+                    not_null_bad[row] = true;
+                }
                 if first.as_ref().is_none_or(|f| row < f.row) {
                     first = Some(FirstMisfit {
                         row,
@@ -161,6 +197,7 @@ pub(crate) fn cast_to_schema(columns: &[ArrayRef], schema: &SchemaRef) -> Result
         batch,
         schema: Arc::clone(schema),
         bad,
+        not_null_bad,
         first,
     })
 }

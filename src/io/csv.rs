@@ -168,31 +168,33 @@ impl CsvRead<'_> {
             column: None,
             message: m,
         })?;
-        if let Some(first) = &cast.first {
-            if !self.options.ignore_parse_errors {
-                let field = self.schema.field(first.column);
-                let message = match (&first.misfit, self.declared) {
-                    (Misfit::Value(v), false) => format!(
-                        "cannot read `{v}` as {} (the column types are inferred from the first \
+        if let Some(first) = &cast.first
+            && !self.options.ignore_parse_errors
+        {
+            let field = self.schema.field(first.column);
+            let message = match (&first.misfit, self.declared) {
+                (Misfit::Value(v), false) => format!(
+                    "cannot read `{v}` as {} (the column types are inferred from the first \
                          {INFER_ROWS} rows: fix the value, or declare the types with CREATE TABLE \
                          ... WITH ('format' = 'csv', ...), or convert the file to Parquet)",
-                        field.data_type()
-                    ),
-                    (misfit, _) => format!(
-                        "{} (fix the value, or skip such rows with 'csv.ignore-parse-errors' = \
-                         'true')",
-                        misfit_message(misfit, field.name(), field.data_type())
-                    ),
-                };
-                return Err(self.parse_error(
-                    lines[first.row],
-                    Some(field.name().clone()),
-                    message,
-                ));
-            }
-            self.skipped += cast.bad_rows() as u64;
+                    field.data_type()
+                ),
+                (misfit, _) => format!(
+                    "{} (fix the value, or read such values as NULL with \
+                         'csv.ignore-parse-errors' = 'true')",
+                    misfit_message(misfit, field.name(), field.data_type())
+                ),
+            };
+            return Err(self.parse_error(lines[first.row], Some(field.name().clone()), message));
         }
-        let batch = cast.without_bad_rows().map_err(|e| IoError::Parse {
+        let batch = if self.options.skip_bad_rows {
+            self.skipped += cast.bad_rows() as u64;
+            cast.without_bad_rows()
+        } else {
+            self.skipped += cast.rows_bad_in_not_null_columns() as u64;
+            cast.with_bad_values_null()
+        }
+        .map_err(|e| IoError::Parse {
             path: self.path.to_path_buf(),
             line: None,
             column: None,

@@ -149,10 +149,18 @@ pub struct CsvOptions {
     /// A field equal to this text is NULL, besides an empty field (which
     /// always is).
     pub null_literal: Option<String>,
-    /// Leave out rows that cannot be read (another number of fields than
-    /// columns, not UTF-8, a value that does not fit its column) and count
-    /// them, instead of failing on the first (default `false`).
+    /// Go on past what cannot be read instead of failing on the first
+    /// (default `false`), as Flink's `csv.ignore-parse-errors`: a value
+    /// that does not fit its column is NULL ("fields are set to null in
+    /// case of errors"), and its row is kept, unless the column is NOT
+    /// NULL; rows that cannot be read as rows (another number of fields
+    /// than columns, not UTF-8) and rows with a bad value in a NOT NULL
+    /// column are left out and counted.
     pub ignore_parse_errors: bool,
+    /// With `ignore_parse_errors`: leave out and count every row with a
+    /// value that does not fit, instead of keeping it with that value NULL
+    /// (tenon's `csv.skip-bad-rows`; default `false`).
+    pub skip_bad_rows: bool,
 }
 
 impl Default for CsvOptions {
@@ -163,6 +171,7 @@ impl Default for CsvOptions {
             has_header: true,
             null_literal: None,
             ignore_parse_errors: false,
+            skip_bad_rows: false,
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use arrow_schema::{Schema, SchemaRef};
+use arrow_schema::{DataType, Schema, SchemaRef};
 
 use tenon_planner::prepare::{BoxError, CatalogProvider, ScanSource, ScanSpec, check_statement};
 use tenon_planner::sql::{
@@ -18,9 +18,11 @@ use super::{QueryOutput, Session, StatementOutput};
 use crate::error::{Cause, Error};
 use crate::io::{ChangeLog, ChangeLogView, file_stats, versions_schema};
 use crate::options::parse_create_options;
+use tenon_planner::config::Config;
 
-/// Whether `sql` starts (after white space and comments) with CREATE, DROP or
-/// ANALYZE: the only statements besides queries. Cheap, so that a query pays
+/// Whether `sql` starts (after white space and comments) with CREATE, DROP,
+/// ANALYZE, SET, RESET, SHOW, DESCRIBE or EXPLAIN: the only statements
+/// besides queries. Cheap, so that a query pays
 /// no second parse.
 fn looks_like_ddl(sql: &str) -> bool {
     let mut rest = sql;
@@ -38,9 +40,11 @@ fn looks_like_ddl(sql: &str) -> bool {
         .chars()
         .take_while(|c| c.is_ascii_alphabetic())
         .collect();
-    ["create", "drop", "analyze"]
-        .iter()
-        .any(|w| word.eq_ignore_ascii_case(w))
+    [
+        "create", "drop", "analyze", "set", "reset", "show", "describe", "desc", "explain",
+    ]
+    .iter()
+    .any(|w| word.eq_ignore_ascii_case(w))
 }
 
 /// The statement if `sql` is DDL, `None` for a query.
@@ -121,13 +125,82 @@ impl Session {
     /// ```
     pub fn execute(&self, sql: &str) -> Result<StatementOutput, Error> {
         super::on_planning_stack(|| match self.run_if_ddl(sql)? {
-            Some(done) => Ok(StatementOutput::Done(done)),
+            Some(done) => Ok(done),
             None => Ok(StatementOutput::Rows(self.query(sql)?)),
         })
     }
 
-    /// Runs the statements of `script` (separated by `;`) in order and
-    /// returns the last query's result (`None` when there is no query).
+    /// Runs one statement as [`Session::execute`] does, and also those
+    /// that change the session's settings, which take it mutably:
+    /// `SET 'key' = 'value'` (tenon's name of a setting or Flink's, as
+    /// [`Session::set`]) and `RESET 'key'` / `RESET` (one setting, or all,
+    /// back to its default).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::execute`]; [`Error::Config`] for an unknown key or a
+    /// bad value (the settings are then as they were).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use tenon::{Config, Session, StatementOutput};
+    ///
+    /// let mut session = Session::new(Config::default())?;
+    /// session.execute_mut("SET 'table.optimizer.join.broadcast-threshold' = '10 mb'")?;
+    /// assert_eq!(session.config().broadcast_threshold, 10 << 20);
+    /// session.execute_mut("RESET 'table.optimizer.join.broadcast-threshold'")?;
+    /// assert_eq!(session.config(), &Config::default());
+    /// let StatementOutput::Rows(settings) = session.execute_mut("SET")? else { panic!() };
+    /// assert_eq!(settings.num_rows(), Config::KEYS.len());
+    /// # Ok::<_, tenon::Error>(())
+    /// ```
+    pub fn execute_mut(&mut self, sql: &str) -> Result<StatementOutput, Error> {
+        if looks_like_ddl(sql) {
+            match parse_statement(sql)? {
+                SqlStatement::Set(Some((key, value))) => {
+                    self.set(&key, &value)?;
+                    return Ok(StatementOutput::Done(format!(
+                        "set {} to {}",
+                        Config::canonical_key(&key)?,
+                        self.config.value(&key)?
+                    )));
+                }
+                SqlStatement::Reset(key) => {
+                    return self.reset(key.as_deref()).map(StatementOutput::Done);
+                }
+                _ => {}
+            }
+        }
+        self.execute(sql)
+    }
+
+    /// `RESET 'key'` (one setting) or `RESET` (every setting) back to
+    /// its default: what it did.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for an unknown key.
+    pub fn reset(&mut self, key: Option<&str>) -> Result<String, Error> {
+        let mut config = self.config.clone();
+        let done = match key {
+            Some(key) => {
+                config.reset(key)?;
+                format!("reset {}", Config::canonical_key(key)?)
+            }
+            None => {
+                config = Config::default();
+                "reset every setting".to_string()
+            }
+        };
+        self.apply(config)?;
+        Ok(done)
+    }
+
+    /// Runs the statements of `script` (separated by `;`) in order, as
+    /// [`Session::execute_mut`] runs each (`SET` and `RESET` included),
+    /// and returns the last query's result (`None` when there is no
+    /// query).
     ///
     /// # Errors
     ///
@@ -135,16 +208,16 @@ impl Session {
     /// names the statement (its number and first line); the statements
     /// before it have run. A script that cannot be split (an unclosed
     /// string or comment) is an [`Error::Sql`] with its position.
-    pub fn execute_script(&self, script: &str) -> Result<Option<QueryOutput>, Error> {
+    pub fn execute_script(&mut self, script: &str) -> Result<Option<QueryOutput>, Error> {
         super::on_planning_stack(|| self.run_script(script))
     }
 
     /// [`Session::execute_script`], on the planning stack.
-    fn run_script(&self, script: &str) -> Result<Option<QueryOutput>, Error> {
+    fn run_script(&mut self, script: &str) -> Result<Option<QueryOutput>, Error> {
         let mut last = None;
         for statement in split_statements(script)? {
             match self
-                .execute(&statement.text)
+                .execute_mut(&statement.text)
                 .map_err(|e| e.in_statement(&statement))?
             {
                 StatementOutput::Rows(out) => last = Some(out),
@@ -154,13 +227,17 @@ impl Session {
         Ok(last)
     }
 
-    /// Runs `sql` if it is DDL: `Some(what it did)`; `None` for a query.
-    pub(super) fn run_if_ddl(&self, sql: &str) -> Result<Option<String>, Error> {
+    /// Runs `sql` if it is not a query: `Some(what it did)` for DDL,
+    /// `Some(rows)` for `SET`, `SHOW TABLES`, `DESCRIBE`, `EXPLAIN`;
+    /// `None` for a query.
+    pub(super) fn run_if_ddl(&self, sql: &str) -> Result<Option<StatementOutput>, Error> {
         let Some(statement) = ddl_statement(sql)? else {
             return Ok(None);
         };
+        if let Some(rows) = self.listing(&statement)? {
+            return Ok(Some(StatementOutput::Rows(rows)));
+        }
         let done = match statement {
-            SqlStatement::Query => return Ok(None),
             SqlStatement::CreateView(v) => self.create_view(v)?,
             SqlStatement::DropView(d) => self.drop_views(d)?,
             SqlStatement::CreateTable(t) => self.create_table(t)?,
@@ -168,8 +245,18 @@ impl Session {
             SqlStatement::CreateTemporalFunction(f) => self.create_temporal_function(f)?,
             SqlStatement::DropTemporalFunction(d) => self.drop_temporal_functions(d)?,
             SqlStatement::Analyze(name) => self.analyze_table(&name)?,
+            SqlStatement::Set(_) | SqlStatement::Reset(_) => {
+                return Err(Error::Plan(Cause::from(format!(
+                    "`{}` changes the session's settings, which needs the session mutably: \
+                     run it with Session::execute_mut or Session::execute_script (or call \
+                     Session::set / Session::reset)",
+                    sql.trim()
+                ))));
+            }
+            // queries and the statements that give rows are above
+            _ => return Ok(None),
         };
-        Ok(Some(done))
+        Ok(Some(StatementOutput::Done(done)))
     }
 
     fn create_view(&self, create: CreateView) -> Result<String, Error> {
@@ -512,14 +599,23 @@ impl Session {
     }
 
     fn add_temporal_function(&self, f: TemporalFunction, or_replace: bool) -> Result<(), Error> {
+        let fail = |why: String| {
+            Err(Error::Ddl(format!(
+                "cannot create temporal table function `{}`: {why}",
+                f.name
+            )))
+        };
+        // a view's columns, as a query of it gives them (planned before
+        // the registry is locked for writing)
+        let view_schema = if self.read().catalog.view(&f.table).is_some() {
+            let sql = format!("SELECT * FROM \"{}\"", f.table.replace('"', "\"\""));
+            Some(self.sql(&sql)?.schema())
+        } else {
+            None
+        };
         let mut registry = self.write();
         let catalog = &registry.catalog;
         let name = &f.name;
-        let fail = |why: String| {
-            Err(Error::Ddl(format!(
-                "cannot create temporal table function `{name}`: {why}"
-            )))
-        };
         if name.is_empty() {
             return fail("it needs a name".into());
         }
@@ -529,27 +625,18 @@ impl Session {
                  OR REPLACE TEMPORAL TABLE FUNCTION replaces it)"
             ));
         }
-        let Some(table) = catalog.table(&f.table) else {
-            return fail(if catalog.view(&f.table).is_some() {
-                format!(
-                    "`{}` is a view; a temporal table function reads the versions of a table \
-                     (one with a time attribute)",
-                    f.table
-                )
-            } else {
-                format!(
-                    "there is no table `{}` (tables: {})",
+        let (schema, time) = match (catalog.table(&f.table), &view_schema) {
+            (Some(table), _) => (Arc::clone(&table.schema), Some(&table.time)),
+            (None, Some(schema)) if catalog.view(&f.table).is_some() => (Arc::clone(schema), None),
+            _ => {
+                return fail(format!(
+                    "there is no table or view `{}` (tables and views: {})",
                     f.table,
-                    list(&catalog.table_names())
-                )
-            });
+                    list(&catalog.relation_names())
+                ));
+            }
         };
-        let columns: Vec<String> = table
-            .schema
-            .fields()
-            .iter()
-            .map(|c| c.name().clone())
-            .collect();
+        let columns: Vec<String> = schema.fields().iter().map(|c| c.name().clone()).collect();
         for c in std::iter::once(&f.time).chain(&f.key) {
             if !columns.contains(c) {
                 return fail(format!(
@@ -559,13 +646,31 @@ impl Session {
                 ));
             }
         }
-        if !table.time.is_time_attribute(&f.time) {
-            return fail(format!(
-                "`{}` is not a time attribute of {}: declare `WATERMARK FOR {} AS ...` (event \
-                 time) or a `... AS PROCTIME()` column (processing time) in its CREATE TABLE, \
-                 and name that column",
-                f.time, f.table, f.time
-            ));
+        match time {
+            // a table's time attribute: its event time or PROCTIME()
+            Some(time) if !time.is_time_attribute(&f.time) => {
+                return fail(format!(
+                    "`{}` is not a time attribute of {}: declare `WATERMARK FOR {} AS ...` \
+                     (event time) or a `... AS PROCTIME()` column (processing time) in its \
+                     CREATE TABLE, and name that column",
+                    f.time, f.table, f.time
+                ));
+            }
+            // a view's: a column of a time type (its versions' time)
+            None if !schema.field_with_name(&f.time).is_ok_and(|c| {
+                matches!(
+                    c.data_type(),
+                    DataType::Timestamp(..) | DataType::Date32 | DataType::Date64
+                )
+            }) =>
+            {
+                return fail(format!(
+                    "`{}` of view {} is not a timestamp or date: the versions' time is a \
+                     TIMESTAMP column",
+                    f.time, f.table
+                ));
+            }
+            _ => {}
         }
         if f.key.is_empty() {
             return fail(format!(

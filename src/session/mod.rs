@@ -7,6 +7,7 @@ mod ddl;
 mod explain;
 mod held_bytes;
 mod learned_stats;
+mod listing;
 mod lookup;
 mod output;
 mod query;
@@ -500,8 +501,18 @@ impl Session {
     /// [`Error::Plan`] (SQL tenon does not run), [`Error::Ddl`].
     pub fn sql(&self, sql: &str) -> Result<Query, Error> {
         on_planning_stack(|| {
-            if self.run_if_ddl(sql)?.is_some() {
-                return Ok(Query::done(Arc::clone(&self.pool), self.config.batch_size));
+            match self.run_if_ddl(sql)? {
+                Some(StatementOutput::Done(_)) => {
+                    return Ok(Query::done(Arc::clone(&self.pool), self.config.batch_size));
+                }
+                Some(StatementOutput::Rows(out)) => {
+                    return Ok(Query::given(
+                        out,
+                        Arc::clone(&self.pool),
+                        self.config.batch_size,
+                    ));
+                }
+                None => {}
             }
             self.prepare(sql)
         })

@@ -52,8 +52,11 @@ use crate::error::{Cause, Error};
 /// ```
 #[derive(Clone)]
 pub struct Query {
-    /// `None`: a DDL statement, already run.
+    /// `None`: a statement already run (DDL, `SHOW TABLES`, ...).
     prepared: Option<Arc<PreparedQuery>>,
+    /// The rows of a statement that gave them without a plan (`SHOW
+    /// TABLES`, `DESCRIBE`, `SET`, `EXPLAIN`); `None` otherwise.
+    given: Option<Arc<QueryOutput>>,
     pool: Arc<rayon::ThreadPool>,
     batch_size: usize,
 }
@@ -75,6 +78,7 @@ impl Query {
     ) -> Self {
         Query {
             prepared: Some(Arc::new(prepared)),
+            given: None,
             pool,
             batch_size,
         }
@@ -84,16 +88,40 @@ impl Query {
     pub(crate) fn done(pool: Arc<rayon::ThreadPool>, batch_size: usize) -> Self {
         Query {
             prepared: None,
+            given: None,
             pool,
             batch_size,
         }
+    }
+
+    /// What a statement that gives rows without a plan gives (`SHOW
+    /// TABLES`, `DESCRIBE`, `SET`, `EXPLAIN`): those rows, each run.
+    pub(crate) fn given(
+        output: QueryOutput,
+        pool: Arc<rayon::ThreadPool>,
+        batch_size: usize,
+    ) -> Self {
+        Query {
+            prepared: None,
+            given: Some(Arc::new(output)),
+            pool,
+            batch_size,
+        }
+    }
+
+    /// The given rows (see [`Query::given`]), or none.
+    fn given_output(&self) -> QueryOutput {
+        self.given
+            .as_deref()
+            .cloned()
+            .unwrap_or_else(QueryOutput::empty)
     }
 
     /// The schema of the result.
     pub fn schema(&self) -> SchemaRef {
         match &self.prepared {
             Some(p) => Arc::clone(&p.physical.schema),
-            None => QueryOutput::empty().schema,
+            None => self.given_output().schema,
         }
     }
 
@@ -135,7 +163,7 @@ impl Query {
     /// [`Error::Io`] for a file a scan reads).
     pub fn run(&self) -> Result<QueryOutput, Error> {
         let Some(prepared) = &self.prepared else {
-            return Ok(QueryOutput::empty());
+            return Ok(self.given_output());
         };
         on_planning_stack(|| {
             let start = Instant::now();
@@ -185,11 +213,15 @@ impl Query {
     /// table held in memory does not fit `memory_limit`; [`Error::Io`]
     /// when such a table, read on first use, cannot be read.
     pub fn stream(&self) -> Result<QueryStream, Error> {
-        let (tx, rx) = sync_channel::<Result<RecordBatch, Error>>(4);
+        let given = self.given_output();
+        let (tx, rx) = sync_channel::<Result<RecordBatch, Error>>(4.max(given.batches.len()));
         let Some(prepared) = &self.prepared else {
+            for batch in given.batches {
+                let _ = tx.send(Ok(batch));
+            }
             drop(tx);
             return Ok(QueryStream {
-                schema: QueryOutput::empty().schema,
+                schema: given.schema,
                 rx,
                 handle: None,
                 cancel: CancelHandle::default(),

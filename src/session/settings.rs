@@ -27,7 +27,7 @@ impl Session {
 
     /// The settings `config` in place of the session's, once checked; a new
     /// worker pool when the number of threads changed.
-    fn apply(&mut self, config: Config) -> Result<(), Error> {
+    pub(super) fn apply(&mut self, config: Config) -> Result<(), Error> {
         config.validate()?;
         if config.threads != self.config.threads {
             self.pool = build_pool(config.threads)?;

@@ -29,7 +29,7 @@ fn path(dir: &Path, name: &str) -> String {
 const SCRIPT: &str = "-- tables, a view, then queries\n\
     CREATE TABLE p (k BIGINT, v INT) WITH (\n\
       'connector' = 'filesystem', 'path' = '{p}', 'format' = 'csv',\n\
-      'csv.ignore-parse-errors' = 'true');\n\
+      'csv.ignore-parse-errors' = 'true', 'csv.skip-bad-rows' = 'true');\n\
     CREATE TEMPORARY VIEW pairs AS\n\
       SELECT /*+ NEST_LOOP(y) */ x.k, y.v FROM p x JOIN p y ON x.k = y.k;\n\
     SELECT count(*) FROM p;\n\

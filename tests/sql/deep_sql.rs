@@ -152,7 +152,7 @@ fn stack_overflow_on_475_joined_tables() {
 #[test]
 fn stack_overflow_on_131_chained_views() {
     let result = on_small_stack(|| {
-        let s = t_session();
+        let mut s = t_session();
         let mut script = "CREATE VIEW v0 AS SELECT k FROM t;\n".to_string();
         for i in 1..131 {
             script.push_str(&format!("CREATE VIEW v{i} AS SELECT k FROM v{};\n", i - 1));

@@ -21,6 +21,7 @@ mod error_words;
 mod errors;
 mod fidelity;
 mod flink_functions;
+mod flink_statements;
 mod floats;
 mod fuzz;
 mod held_aggregates;

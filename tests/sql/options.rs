@@ -68,7 +68,11 @@ fn h40_options_override_the_tables_own_options() {
     // the table's options fail on `x`; this scan skips the bad rows
     let e = query_err(&s, "SELECT sum(v) FROM pv");
     assert!(e.to_string().contains("line 2, column `v`"), "{e}");
-    let hinted = "SELECT sum(k), sum(v) FROM pv /*+ OPTIONS('csv.ignore-parse-errors' = 'true') */";
+    // Flink's meaning: the bad fields NULL, every row kept
+    let nulled = "SELECT sum(k), sum(v) FROM pv /*+ OPTIONS('csv.ignore-parse-errors' = 'true') */";
+    assert_eq!(run(&s, nulled), ["10|NULL"]);
+    let hinted = "SELECT sum(k), sum(v) FROM pv /*+ OPTIONS('csv.ignore-parse-errors' = 'true', \
+                  'csv.skip-bad-rows' = 'true') */";
     assert_eq!(run(&s, hinted), ["3|NULL"]);
     // only the row with the empty field (NULL) is left: 3 rows skipped
     let (x, out) = s.explain_analyze(hinted).unwrap();

@@ -389,7 +389,7 @@ fn execution_and_resource_errors_keep_their_source() {
 
 #[test]
 fn a_script_statements_error_is_its_source() {
-    let s = session(1, 8192);
+    let mut s = session(1, 8192);
     let e = s
         .execute_script("SELECT 1;\nSELECT * FROM nowhere")
         .unwrap_err();

@@ -452,7 +452,7 @@ fn temporal_table_functions_by_ddl_and_api() {
     for (sql, words) in [
         (
             "CREATE TEMPORAL TABLE FUNCTION f AS nope(r_time, r_currency)",
-            &["there is no table `nope`", "rates_history"][..],
+            &["there is no table or view `nope`", "rates_history"][..],
         ),
         (
             "CREATE TEMPORAL TABLE FUNCTION f AS rates_history(r_time, currency)",
@@ -486,7 +486,7 @@ fn temporal_table_functions_by_ddl_and_api() {
             "missing",
             "r_time",
             &["r_currency"][..],
-            &["no table `missing`"][..],
+            &["no table or view `missing`"][..],
         ),
         (
             "rates_history",
@@ -531,7 +531,7 @@ fn the_ddl_runs_from_a_script() {
     let dir = temp_dir("time-ddl-script");
     let path = dir.join("rates.json");
     std::fs::write(&path, rates_log(false)).unwrap();
-    let s = empty_session(2, 8192);
+    let mut s = empty_session(2, 8192);
     let script = format!(
         "CREATE TABLE currency_rates (currency STRING, conversion_rate DECIMAL(32, 2), \
          update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time, PRIMARY \

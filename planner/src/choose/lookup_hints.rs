@@ -1,5 +1,7 @@
 //! The `LOOKUP` hints of a query block (docs/hints.md H51): each names a
-//! lookup table of the block by `'table'` (its alias, or its name) and
+//! lookup table of the block by `'table'` (its alias when it has one, else
+//! its name: the table's name for an aliased table is ignored with the
+//! reason, or an error in strict mode) and
 //! sets how that one lookup join's requests run, over the session's
 //! defaults. Options are checked whatever the hint names; a hint naming no
 //! lookup join of its block is an error in strict mode and ignored, with
@@ -39,17 +41,24 @@ pub(super) fn apply_lookup_hints(
         let options = LookupOptions::from_hint(&pairs, &config.lookup).map_err(bad)?;
         let Some((_, table)) = pairs.iter().find(|(k, _)| k.eq_ignore_ascii_case("table")) else {
             return Err(bad(
-                "LOOKUP needs 'table' = 'name': the lookup table (or its alias) whose joins \
-                 the options are for"
+                "LOOKUP needs 'table' = 'name': the lookup table (its alias when it has one) \
+                 whose joins the options are for"
                     .into(),
             ));
         };
         let mut matched = false;
+        // the alias of a lookup table the hint named by its table's name
+        let mut aliased = None;
         for (j, join) in planned.iter_mut().enumerate() {
             let Some(names) = decided.lookup_names(j) else {
                 continue;
             };
-            if names.iter().any(|n| n.eq_ignore_ascii_case(table)) {
+            // the name in the block: the alias when the table has one
+            // (names[1], the table's own name, then does not match)
+            if names.get(1).is_some_and(|n| n.eq_ignore_ascii_case(table)) {
+                aliased = names.first().cloned();
+            }
+            if names.first().is_some_and(|n| n.eq_ignore_ascii_case(table)) {
                 matched = true;
                 if !hinted[j] {
                     hinted[j] = true;
@@ -61,8 +70,14 @@ pub(super) fn apply_lookup_hints(
         if matched {
             continue;
         }
-        let reason = IgnoreReason::NotALookupJoin {
-            table: table.clone(),
+        let reason = match aliased {
+            Some(alias) => IgnoreReason::LookupTableHasAlias {
+                table: table.clone(),
+                alias,
+            },
+            None => IgnoreReason::NotALookupJoin {
+                table: table.clone(),
+            },
         };
         super::ignore_hint(config, unused, block, hint.to_string(), reason)?;
     }

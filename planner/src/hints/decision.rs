@@ -93,6 +93,14 @@ pub enum IgnoreReason {
         /// The name the hint gave.
         table: String,
     },
+    /// A LOOKUP hint's `'table'` names a lookup table that has an alias in
+    /// its block: the alias is the name to use (H51, Flink's rule).
+    LookupTableHasAlias {
+        /// The name the hint gave (the table's).
+        table: String,
+        /// The table's alias in the block.
+        alias: String,
+    },
     /// A valid hint for streaming state (STATE_TTL, H52), which a batch
     /// query does not keep.
     StreamingOnly,
@@ -155,6 +163,12 @@ impl fmt::Display for IgnoreReason {
                 "`{table}` is not the lookup table of a lookup join in its query block (a \
                  lookup join reads a lookup table, such as a 'jdbc' one, `FOR SYSTEM_TIME AS \
                  OF` a PROCTIME() column)"
+            ),
+            IgnoreReason::LookupTableHasAlias { table, alias } => write!(
+                f,
+                "'table' = '{table}' names the lookup table, which has the alias `{alias}` in \
+                 its query block: name the alias, 'table' = '{alias}' (Flink's rule: a hint \
+                 names a table by its alias when it has one)"
             ),
             IgnoreReason::MultiJoin { why } => write!(f, "{why}"),
             IgnoreReason::StreamingOnly => f.write_str(

@@ -270,7 +270,7 @@ fn coercion_words(text: &str) -> Option<String> {
 }
 
 /// Levenshtein distance of two short names.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

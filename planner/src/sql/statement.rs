@@ -16,6 +16,7 @@ use super::blocks::fold_ident;
 use super::catalog::{TableTime, ViewDef};
 use super::dialect::TenonDialect;
 use super::error::SqlError;
+use super::session_statements::{is_session_statement, parse_session_statement};
 use super::table_ddl::{is_create_table, parse_create_table};
 use super::temporal_ddl::{
     CreateTemporalFunction, is_temporal_function_ddl, parse_temporal_function_ddl,
@@ -66,6 +67,43 @@ pub enum SqlStatement {
     /// `ANALYZE [TABLE] t`: compute table `t`'s column statistics now
     /// (the table's name, folded).
     Analyze(String),
+    /// `SET 'key' = 'value'`: change a setting (tenon's or Flink's name,
+    /// as written); `SET` alone (`None`): list the settings.
+    Set(Option<(String, String)>),
+    /// `RESET 'key'`: a setting back to its default; `RESET` alone
+    /// (`None`): every setting.
+    Reset(Option<String>),
+    /// `SHOW TABLES`: the tables and views.
+    ShowTables,
+    /// `DESCRIBE t` / `DESC t`: table or view `t`'s columns (its name,
+    /// folded).
+    Describe(String),
+    /// `EXPLAIN [PLAN FOR] query`: the query's plan as rows (the query's
+    /// text, at its place in the statement).
+    Explain(String),
+}
+
+impl SqlStatement {
+    /// Whether the statement gives rows (a query, `SET` alone, `SHOW
+    /// TABLES`, `DESCRIBE`, `EXPLAIN`), which `Session::sql` returns as a
+    /// query's result; the others change the session and give none.
+    pub fn gives_rows(&self) -> bool {
+        matches!(
+            self,
+            SqlStatement::Query
+                | SqlStatement::Set(None)
+                | SqlStatement::ShowTables
+                | SqlStatement::Describe(_)
+                | SqlStatement::Explain(_)
+        )
+    }
+
+    /// Whether the statement changes the session's settings (`SET 'k' =
+    /// 'v'`, `RESET`), which takes the session mutably
+    /// (`Session::execute_mut`).
+    pub fn changes_settings(&self) -> bool {
+        matches!(self, SqlStatement::Set(Some(_)) | SqlStatement::Reset(_))
+    }
 }
 
 /// A parsed `CREATE VIEW`.
@@ -145,7 +183,7 @@ impl<'a> Lines<'a> {
 
 /// The text from `at` to `end` of `text`, preceded by line breaks and
 /// spaces that put it at `at` again.
-fn in_place(lines: &Lines<'_>, at: Location, end: usize) -> String {
+pub(super) fn in_place(lines: &Lines<'_>, at: Location, end: usize) -> String {
     let begin = lines.offset(at).min(end);
     let line_breaks = usize::try_from(at.line.saturating_sub(1)).unwrap_or(0);
     let spaces = usize::try_from(at.column.saturating_sub(1)).unwrap_or(0);
@@ -253,6 +291,9 @@ fn first_keyword(tokens: &[TokenWithSpan]) -> Option<Keyword> {
 /// ```
 pub fn parse_statement(sql: &str) -> Result<SqlStatement, SqlError> {
     let tokens = tokenize(sql)?;
+    if is_session_statement(&tokens) {
+        return parse_session_statement(sql, &tokens);
+    }
     if first_keyword(&tokens) == Some(Keyword::ANALYZE) {
         return parse_analyze(&tokens);
     }

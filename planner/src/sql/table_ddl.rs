@@ -23,6 +23,7 @@ use sqlparser::tokenizer::{Location, Token, TokenWithSpan};
 use super::blocks::fold_ident;
 use super::catalog::{Catalog, EventTime, TableTime};
 use super::error::SqlError;
+use super::nested_types::{cut_nested_types, placeholder_type};
 use super::statement::{CreateTable, Lines, SqlStatement, single_name};
 
 /// The type of a `PROCTIME()` column: Flink's `TIMESTAMP_LTZ(3)`.
@@ -288,7 +289,8 @@ pub(super) fn parse_create_table(
     sql: &str,
     tokens: &[TokenWithSpan],
 ) -> Result<SqlStatement, SqlError> {
-    let (kept, clauses) = cut_time_clauses(sql, tokens)?;
+    let (tokens, nested) = cut_nested_types(tokens)?;
+    let (kept, clauses) = cut_time_clauses(sql, &tokens)?;
     let mut statements = super::dialect::parser()
         .with_tokens_with_locations(kept)
         .parse_statements()?;
@@ -299,7 +301,7 @@ pub(super) fn parse_create_table(
         )));
     }
     match statements.remove(0) {
-        sqlparser::ast::Statement::CreateTable(t) => create_table(t, clauses),
+        sqlparser::ast::Statement::CreateTable(t) => create_table(t, clauses, &nested),
         other => Err(SqlError::Unsupported(format!(
             "statement `{}`: expected CREATE TABLE",
             other.to_string().chars().take(40).collect::<String>()
@@ -370,6 +372,7 @@ fn timestamp_ltz(data_type: &SqlType) -> Option<Result<u64, SqlError>> {
 fn create_table(
     mut t: sqlparser::ast::CreateTable,
     clauses: TimeClauses,
+    nested: &[DataType],
 ) -> Result<SqlStatement, SqlError> {
     let name = single_name(&t.name, "table")?;
     if t.query.is_some() || t.like.is_some() || t.clone.is_some() {
@@ -411,7 +414,15 @@ fn create_table(
         }
     }
     let mut ltz = Vec::new();
+    // the nested types read before parsing (`nested_types`), by column
+    let mut nested_columns: Vec<(String, DataType)> = Vec::new();
     for column in &mut t.columns {
+        if let SqlType::Custom(name, _) = &column.data_type
+            && let Some(ty) = placeholder_type(&name.to_string(), nested)
+        {
+            nested_columns.push((fold_ident(&column.name), ty));
+            column.data_type = SqlType::Int(None);
+        }
         for o in &column.options {
             match &o.option {
                 ColumnOption::Null | ColumnOption::NotNull | ColumnOption::Comment(_) => {}
@@ -445,6 +456,9 @@ fn create_table(
         .iter()
         .map(|f| {
             let mut f = f.as_ref().clone();
+            if let Some((_, ty)) = nested_columns.iter().find(|(n, _)| n == f.name()) {
+                f = f.with_data_type(ty.clone());
+            }
             if ltz.contains(f.name())
                 && let DataType::Timestamp(unit, _) = f.data_type()
             {

@@ -244,7 +244,9 @@ fn settings(args: &QueryArgs) -> Result<(Config, ClusterSettings), CliError> {
         };
         let key = key.trim().to_ascii_lowercase();
         let bad = |why: &str| CliError::usage(format!("--set {pair}: {why}"));
-        match key.as_str() {
+        // Flink's name of a setting as tenon's
+        let canonical = Config::canonical_key(&key).unwrap_or(key.as_str());
+        match canonical {
             "cluster.timeout" => {
                 let seconds: f64 = value
                     .trim()
@@ -267,7 +269,7 @@ fn settings(args: &QueryArgs) -> Result<(Config, ClusterSettings), CliError> {
                 _ => return Err(bad("expected tenon (the default) or datafusion")),
             },
             k if CLUSTER_KEYS.contains(&k) => {
-                config.set(k, value).map_err(|e| bad(&e.to_string()))?;
+                config.set(&key, value).map_err(|e| bad(&e.to_string()))?;
             }
             k if Config::KEYS.contains(&k) => {
                 return Err(refuse(

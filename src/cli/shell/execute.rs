@@ -29,11 +29,13 @@ impl Shell {
         let started = Instant::now();
         let flow = match parse_statement(sql) {
             // a statement that does not parse is planned as a query, which
-            // gives the planner's error
-            Ok(SqlStatement::Query) | Err(_) => self.query(sql)?,
+            // gives the planner's error; SHOW TABLES, DESCRIBE, SET and
+            // EXPLAIN give rows as a query does
+            Err(_) => self.query(sql, true)?,
+            Ok(s) if s.gives_rows() => self.query(sql, s == SqlStatement::Query)?,
             Ok(ddl) => {
                 self.replace_builtin(&ddl)?;
-                self.session.execute(sql)?;
+                self.session.execute_mut(sql)?;
                 Flow::Next
             }
         };
@@ -68,11 +70,12 @@ impl Shell {
         Ok(())
     }
 
-    /// Plans and runs a query (its joins first, with `.explain on`), and
-    /// writes its rows. Ctrl-C cancels it.
-    fn query(&mut self, sql: &str) -> Result<Flow, Error> {
+    /// Plans and runs a query (its joins first, with `.explain on` when
+    /// `planned`: a statement such as SHOW TABLES has no plan), and writes
+    /// its rows. Ctrl-C cancels it.
+    fn query(&mut self, sql: &str, planned: bool) -> Result<Flow, Error> {
         let query = self.session.sql(sql)?;
-        if self.explain {
+        if self.explain && planned {
             say(&joins_text(&query.explain()?));
         }
         let mut stream = query.stream()?;

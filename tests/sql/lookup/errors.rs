@@ -8,7 +8,7 @@ use crate::common::{empty_session, temp_dir};
 fn shop_session(test: &str) -> (tenon::Session, crate::common::TempDir) {
     let dir = temp_dir(test);
     Shop::random(1, 5, 5).write(&dir);
-    let session = empty_session(1, 8192);
+    let mut session = empty_session(1, 8192);
     session.execute_script(&ddl(&dir)).unwrap();
     (session, dir)
 }

@@ -113,7 +113,7 @@ fn check(shop: &Shop, test: &str) {
 /// regularly).
 pub(super) fn check_with(shop: &Shop, ddl: &str, lookups: &[&str]) {
     for (threads, batch) in [(1, 1), (4, 2), (1, 7), (4, 8192)] {
-        let session = empty_session(threads, batch);
+        let mut session = empty_session(threads, batch);
         session.execute_script(ddl).unwrap();
         for cond in &CONDITIONS {
             for (kind, left) in [("JOIN", false), ("LEFT JOIN", true)] {
@@ -188,7 +188,7 @@ fn explain_says_which_join_ran_and_analyze_counts_requests() {
         customers: vec![(Some(1), Some(0), Some("US"), Some(9))],
     };
     shop.write(&dir);
-    let session = empty_session(1, 8192);
+    let mut session = empty_session(1, 8192);
     session.execute_script(&ddl(&dir)).unwrap();
     let lookup = "SELECT /*+ LOOKUP('table' = 'c') */ o.k, c.cc FROM orders AS o JOIN customers \
                   FOR SYSTEM_TIME AS OF o.p AS c ON o.k = c.id";
@@ -230,7 +230,7 @@ fn the_default_looks_up_few_keys_and_scans_for_many() {
     for (test, shop, looks_up) in cases {
         let dir = temp_dir(test);
         shop.write(&dir);
-        let session = empty_session(2, 8192);
+        let mut session = empty_session(2, 8192);
         session.execute_script(&ddl(&dir)).unwrap();
         let text = session.explain(query).unwrap().to_text();
         if looks_up {
@@ -331,7 +331,7 @@ fn text_keys_equal_the_regular_join() {
         db.display()
     );
     for (threads, batch) in [(1, 1), (4, 7), (1, 8192), (4, 8192)] {
-        let session = empty_session(threads, batch);
+        let mut session = empty_session(threads, batch);
         session.execute_script(&ddl).unwrap();
         for kind in ["JOIN", "LEFT JOIN"] {
             let regular = format!(

@@ -44,8 +44,15 @@ fn lateral_call(factor: &TableFactor) -> Option<(String, Expr, Option<&TableAlia
 /// `FROM probe, LATERAL TABLE (F(t))` and `probe [LEFT] JOIN LATERAL TABLE
 /// (F(t)) ON ...` over a registered temporal table function, as the
 /// temporal join `probe JOIN table FOR SYSTEM_TIME AS OF t`; in the comma
-/// form the key equalities move from WHERE into ON.
-pub(super) fn lateral_functions(select: &mut Select, catalog: &Catalog) -> Result<(), SqlError> {
+/// form the key equalities move from WHERE into ON. Returns the functions
+/// it rewrote, each with the qualifier of its relation: their key and
+/// time column are the versions' (Flink's definition), whatever the
+/// table declares.
+pub(super) fn lateral_functions(
+    select: &mut Select,
+    catalog: &Catalog,
+) -> Result<Vec<(String, TemporalFunction)>, SqlError> {
+    let mut rewritten = Vec::new();
     let mut i = 0;
     while i < select.from.len() {
         // the join form
@@ -54,8 +61,9 @@ pub(super) fn lateral_functions(select: &mut Select, catalog: &Catalog) -> Resul
                 && let Some(function) = catalog.temporal_function(&f)
             {
                 let function = function.clone();
-                let (relation, _) = function_relation(&function, alias, &f)?;
+                let (relation, qualifier) = function_relation(&function, alias, &f)?;
                 join.relation = versioned_factor(relation, &time, alias, &f);
+                rewritten.push((qualifier, function));
             }
         }
         // the comma form
@@ -75,6 +83,7 @@ pub(super) fn lateral_functions(select: &mut Select, catalog: &Catalog) -> Resul
                 join_operator: JoinOperator::Inner(JoinConstraint::On(keys)),
             });
             previous.joins.extend(item.joins);
+            rewritten.push((qualifier, function));
             continue;
         }
         if let Some((f, _, _)) = lateral_call(&select.from[i].relation)
@@ -88,7 +97,7 @@ pub(super) fn lateral_functions(select: &mut Select, catalog: &Catalog) -> Resul
         }
         i += 1;
     }
-    Ok(())
+    Ok(rewritten)
 }
 
 /// The table a temporal function reads and the qualifier of its columns.

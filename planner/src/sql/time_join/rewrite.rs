@@ -13,7 +13,7 @@ use sqlparser::ast::{
 use super::{TimeJoinKind, marker_sql};
 use crate::sql::blocks::fold_ident;
 use crate::sql::catalog::DELETED_COLUMN;
-use crate::sql::catalog::{Catalog, CatalogTable};
+use crate::sql::catalog::{Catalog, CatalogTable, TemporalFunction};
 use crate::sql::error::SqlError;
 use crate::sql::unsupported::at;
 
@@ -148,10 +148,10 @@ fn rewrite_select(
     catalog: &Catalog,
     change_log: &mut bool,
 ) -> Result<(), SqlError> {
-    super::lateral::lateral_functions(select, catalog)?;
+    let functions = super::lateral::lateral_functions(select, catalog)?;
     let mut scope = Vec::new();
     for item in &mut select.from {
-        rewrite_joins(item, catalog, &mut scope, change_log)?;
+        rewrite_joins(item, catalog, &functions, &mut scope, change_log)?;
     }
     Ok(())
 }
@@ -159,6 +159,7 @@ fn rewrite_select(
 fn rewrite_joins<'a>(
     item: &mut TableWithJoins,
     catalog: &'a Catalog,
+    functions: &[(String, TemporalFunction)],
     scope: &mut Vec<InScope<'a>>,
     change_log: &mut bool,
 ) -> Result<(), SqlError> {
@@ -166,7 +167,7 @@ fn rewrite_joins<'a>(
         table_with_joins, ..
     } = &mut item.relation
     {
-        rewrite_joins(table_with_joins, catalog, scope, change_log)?;
+        rewrite_joins(table_with_joins, catalog, functions, scope, change_log)?;
     } else {
         scope_of(&item.relation, catalog, scope);
     }
@@ -176,7 +177,7 @@ fn rewrite_joins<'a>(
         } = &mut join.relation
         {
             let mut inner = Vec::new();
-            rewrite_joins(table_with_joins, catalog, &mut inner, change_log)?;
+            rewrite_joins(table_with_joins, catalog, functions, &mut inner, change_log)?;
         }
         if matches!(join.join_operator, JoinOperator::AsOf { .. }) {
             asof_join(join)?;
@@ -184,7 +185,7 @@ fn rewrite_joins<'a>(
             version: Some(_), ..
         } = &join.relation
         {
-            *change_log |= temporal_join(join, catalog, scope)?;
+            *change_log |= temporal_join(join, catalog, functions, scope)?;
         }
         scope_of(&join.relation, catalog, scope);
     }
@@ -289,20 +290,43 @@ fn temporal_kind(join: &Join, what: &str) -> Result<(bool, Expr), SqlError> {
     }
 }
 
-/// A versioned table for a temporal join: its checks, the relation to
-/// read (its versions relation for a change log) and the tombstone.
-struct Versioned<'a> {
-    table: &'a CatalogTable,
+/// A versioned table for a temporal join: the relation to read (its
+/// versions relation for a change log), the tombstone, and its versions'
+/// time column with the watermark it declares.
+struct Versioned {
     relation: String,
     tombstone: bool,
+    event_time: Option<String>,
+    watermark: Option<String>,
 }
 
-fn versioned<'a>(
-    catalog: &'a Catalog,
+/// The versions of a temporal table function's relation (a table or a
+/// view): keyed by the function's key (the join's ON compares it), timed
+/// by the function's time column (Flink's `createTemporalTableFunction(
+/// time, key)`); the table's own PRIMARY KEY is not needed.
+fn function_versions(catalog: &Catalog, f: &TemporalFunction) -> Versioned {
+    let table = catalog.table(&f.table);
+    let versions = table
+        .and_then(|t| t.time.versions.as_ref())
+        .filter(|v| catalog.table(v).is_some());
+    let watermark = table
+        .and_then(|t| t.time.event_time.as_ref())
+        .filter(|e| e.column == f.time)
+        .map(|e| e.watermark.clone());
+    Versioned {
+        relation: versions.cloned().unwrap_or_else(|| f.table.clone()),
+        tombstone: versions.is_some(),
+        event_time: Some(f.time.clone()),
+        watermark,
+    }
+}
+
+fn versioned(
+    catalog: &Catalog,
     name: &str,
     what: &str,
     node: &impl Spanned,
-) -> Result<Versioned<'a>, SqlError> {
+) -> Result<Versioned, SqlError> {
     let Some(table) = catalog.table(name) else {
         if catalog.view(name).is_some() {
             return Err(SqlError::Unsupported(format!(
@@ -325,17 +349,19 @@ fn versioned<'a>(
             at(node)
         )));
     }
-    Ok(match &table.time.versions {
-        Some(versions) => Versioned {
-            table: catalog.table(versions).unwrap_or(table),
-            relation: versions.clone(),
-            tombstone: catalog.table(versions).is_some(),
-        },
-        None => Versioned {
-            table,
-            relation: name.to_string(),
-            tombstone: false,
-        },
+    let (relation, tombstone, table) = match &table.time.versions {
+        Some(versions) => (
+            versions.clone(),
+            catalog.table(versions).is_some(),
+            catalog.table(versions).unwrap_or(table),
+        ),
+        None => (name.to_string(), false, table),
+    };
+    Ok(Versioned {
+        relation,
+        tombstone,
+        event_time: table.time.event_time.as_ref().map(|e| e.column.clone()),
+        watermark: table.time.event_time.as_ref().map(|e| e.watermark.clone()),
     })
 }
 
@@ -343,6 +369,7 @@ fn versioned<'a>(
 fn temporal_join(
     join: &mut Join,
     catalog: &Catalog,
+    functions: &[(String, TemporalFunction)],
     scope: &[InScope<'_>],
 ) -> Result<bool, SqlError> {
     let TableFactor::Table {
@@ -407,18 +434,24 @@ fn temporal_join(
         );
         return Ok(false);
     }
-    let table = versioned(catalog, &table_name, &what, time)?;
+    let qualifier = match alias {
+        Some(a) => fold_ident(&a.name),
+        None => table_name.clone(),
+    };
+    let function = functions
+        .iter()
+        .find(|(q, f)| *q == qualifier && f.table == table_name)
+        .map(|(_, f)| f);
+    let table = match function {
+        Some(f) => function_versions(catalog, f),
+        None => versioned(catalog, &table_name, &what, time)?,
+    };
     let kind = if is_proc_time(time, scope) {
         TimeJoinKind::Latest
     } else {
         TimeJoinKind::Temporal
     };
-    let event_time = table
-        .table
-        .time
-        .event_time
-        .as_ref()
-        .map(|e| e.column.clone());
+    let event_time = table.event_time.clone();
     if kind == TimeJoinKind::Temporal && event_time.is_none() {
         return Err(SqlError::Plan(format!(
             "{what}{}: table `{table_name}` has no event-time attribute to find the version \
@@ -428,28 +461,18 @@ fn temporal_join(
             at(time)
         )));
     }
-    let qualifier = match alias {
-        Some(a) => fold_ident(&a.name),
-        None => table_name.clone(),
-    };
     let clause = format!("FOR SYSTEM_TIME AS OF {time}");
     let left_time = time.to_string();
     let right_time = event_time.map(|c| format!("{}.{}", quoted(&qualifier), quoted(&c)));
     let tombstone = table
         .tombstone
         .then(|| format!("{}.{}", quoted(&qualifier), quoted(DELETED_COLUMN)));
-    let note = table
-        .table
-        .time
-        .event_time
-        .as_ref()
-        .map_or(String::new(), |e| {
-            format!(
-                "the watermark `{}` of `{table_name}` has no effect in batch: every version is \
-             known before the join runs",
-                e.watermark
-            )
-        });
+    let note = table.watermark.as_ref().map_or(String::new(), |w| {
+        format!(
+            "the watermark `{w}` of `{table_name}` has no effect in batch: every version is \
+             known before the join runs"
+        )
+    });
     let marker = parse_expr(&marker_sql(
         kind,
         ">=",

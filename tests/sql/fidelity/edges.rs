@@ -1,0 +1,40 @@
+//! Small edges a black-box probe found, each against what docs/ promise.
+
+use crate::common::*;
+
+fn rows(sql: &str) -> Vec<String> {
+    run_ordered(&empty_session(2, 8192), sql)
+}
+
+#[test]
+fn array_index_beyond_i32_is_null() {
+    // docs/nested.md N04: an index past either end gives NULL.
+    assert_eq!(rows("SELECT [1, 2, 3][2147483648]"), ["NULL"]);
+    assert_eq!(rows("SELECT [1, 2, 3][9223372036854775807]"), ["NULL"]);
+    assert_eq!(
+        rows(
+            "SELECT [1, 2, 3][i] FROM (VALUES (CAST(2 AS BIGINT)), (2147483648), (4294967298)) \
+             v(i) ORDER BY i"
+        ),
+        ["2", "NULL", "NULL"]
+    );
+}
+
+#[test]
+fn many_statements_on_one_line_cost_linear_text() {
+    // 20,000 statements on one line: each statement's text was padded
+    // with spaces up to its column (2 GB in all, and as much to tokenize).
+    let script = "SELECT 1;".repeat(20_000);
+    let statements = tenon::planner::sql::split_statements(&script).unwrap();
+    assert_eq!(statements.len(), 20_000);
+    let total: usize = statements.iter().map(|s| s.text.len()).sum();
+    assert!(total < 4 * script.len() + 20_000 * 4200, "{total} bytes of statement text");
+    assert_eq!(statements[19_999].text.trim(), "SELECT 1");
+    // Near the start of a line a statement keeps its column in the
+    // script, so that positions in its errors are the script's.
+    assert_eq!(statements[1].text, format!("{}SELECT 1", " ".repeat(9)));
+    // And a script of them runs.
+    let s = empty_session(1, 8192);
+    let last = s.execute_script(&"SELECT 1 AS one;".repeat(2_000)).unwrap();
+    assert!(last.is_some());
+}
