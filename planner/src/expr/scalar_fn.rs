@@ -162,8 +162,8 @@ fn arrow_cast(args: Vec<PhysicalExpr>, text: String) -> Result<PhysicalExpr> {
     ))
 }
 
-/// `arr[i]`: 1-based, as in Flink; an index past either end (0 or
-/// negative included) gives NULL, where DataFusion's `array_element`
+/// `arr[i]`: 1-based, as in Flink; an index past either end (0, negative
+/// and beyond any list's length included) gives NULL, where DataFusion's `array_element`
 /// counts a negative index from the end. A literal 0 is refused, since it
 /// is always a mistake for a 1-based index.
 fn array_element(
@@ -178,8 +178,14 @@ fn array_element(
             .and_then(|s| s.cast_to(&DataType::Int64).ok()),
         _ => None,
     };
+    // A List's offsets are 32-bit: no index beyond i32::MAX is inside one
+    // (DataFusion errors on such an index instead of giving NULL).
+    let last = match args[0].data_type() {
+        DataType::LargeList(_) => i64::MAX,
+        _ => i64::from(i32::MAX),
+    };
     if let Some(ScalarValue::Int64(Some(i))) = literal_index
-        && i <= 0
+        && (i <= 0 || i > last)
     {
         if i == 0 {
             return Err(ExprError::unsupported(
@@ -193,7 +199,13 @@ fn array_element(
             ScalarValue::try_from(call.data_type()).map_err(|e| ExprError::datafusion(&text, e))?;
         return literal(&null, text);
     }
-    let positive = c.compile(&f.args[1].clone().gt_eq(datafusion_expr::lit(1i64)))?;
+    let index = f.args[1].clone();
+    let positive = c.compile(
+        &index
+            .clone()
+            .gt_eq(datafusion_expr::lit(1i64))
+            .and(index.lt_eq(datafusion_expr::lit(last))),
+    )?;
     let call = udf(c, f, args, text.clone())?;
     if literal_index.is_some() {
         return Ok(call);

@@ -31,7 +31,9 @@ pub struct ScriptStatement {
     pub line: u64,
     /// Its text, without the `;`, preceded by as many line breaks and
     /// spaces as the script had before it: line and column numbers in
-    /// errors about it are the script's.
+    /// errors about it are the script's. (A statement that starts beyond
+    /// column 4096 of its line starts at column 1 of its own text: its
+    /// columns count from its start.)
     pub text: String,
 }
 
@@ -155,13 +157,21 @@ pub struct CreateTable {
 pub(super) struct Lines<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// The last location looked up on a line: `(line start, column,
+    /// offset)`, so that locations met in order along one long line cost
+    /// the characters between them, not the line's from its start.
+    last: std::cell::Cell<(usize, usize, usize)>,
 }
 
 impl<'a> Lines<'a> {
     pub(super) fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Lines { text, starts }
+        Lines {
+            text,
+            starts,
+            last: std::cell::Cell::new((0, 0, 0)),
+        }
     }
 
     /// The byte offset of a (1-based, columns in characters) location.
@@ -174,19 +184,42 @@ impl<'a> Lines<'a> {
             return self.text.len();
         };
         let column = usize::try_from(at.column.saturating_sub(1)).unwrap_or(usize::MAX);
-        self.text[start..]
+        let (last_start, last_column, last_offset) = self.last.get();
+        let (from_column, from) = if last_start == start && last_column <= column {
+            (last_column, last_offset)
+        } else {
+            (0, start)
+        };
+        let offset = self.text[from..]
             .char_indices()
-            .nth(column)
-            .map_or(self.text.len(), |(i, _)| start + i)
+            .nth(column - from_column)
+            .map_or(self.text.len(), |(i, _)| from + i);
+        if offset < self.text.len() {
+            self.last.set((start, column, offset));
+        }
+        offset
     }
 }
+
+/// The most spaces put before a statement to give it its column in the
+/// script: a statement further along a line (the ten thousandth on one
+/// line) starts its own text at column 1, or a script of many statements
+/// on one line would cost the square of its length in padding.
+const MOST_PADDING_COLUMNS: usize = 4096;
 
 /// The text from `at` to `end` of `text`, preceded by line breaks and
 /// spaces that put it at `at` again.
 pub(super) fn in_place(lines: &Lines<'_>, at: Location, end: usize) -> String {
     let begin = lines.offset(at).min(end);
     let line_breaks = usize::try_from(at.line.saturating_sub(1)).unwrap_or(0);
-    let spaces = usize::try_from(at.column.saturating_sub(1)).unwrap_or(0);
+    let spaces = usize::try_from(at.column.saturating_sub(1))
+        .unwrap_or(0)
+        .min(MOST_PADDING_COLUMNS + 1);
+    let spaces = if spaces > MOST_PADDING_COLUMNS {
+        0
+    } else {
+        spaces
+    };
     let mut s = String::with_capacity(line_breaks + spaces + end - begin);
     s.extend(std::iter::repeat_n('\n', line_breaks));
     s.extend(std::iter::repeat_n(' ', spaces));

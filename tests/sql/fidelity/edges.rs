@@ -28,13 +28,16 @@ fn many_statements_on_one_line_cost_linear_text() {
     let statements = tenon::planner::sql::split_statements(&script).unwrap();
     assert_eq!(statements.len(), 20_000);
     let total: usize = statements.iter().map(|s| s.text.len()).sum();
-    assert!(total < 4 * script.len() + 20_000 * 4200, "{total} bytes of statement text");
+    assert!(
+        total < 4 * script.len() + 20_000 * 4200,
+        "{total} bytes of statement text"
+    );
     assert_eq!(statements[19_999].text.trim(), "SELECT 1");
     // Near the start of a line a statement keeps its column in the
     // script, so that positions in its errors are the script's.
     assert_eq!(statements[1].text, format!("{}SELECT 1", " ".repeat(9)));
     // And a script of them runs.
-    let s = empty_session(1, 8192);
+    let mut s = empty_session(1, 8192);
     let last = s.execute_script(&"SELECT 1 AS one;".repeat(2_000)).unwrap();
     assert!(last.is_some());
 }

@@ -2,6 +2,7 @@
 //! it pins down: the answers are SQL's (and DuckDB's, which gives the same
 //! rows for every query here).
 
+mod edges;
 mod empty_group;
 mod join_syntax;
 mod not_in_spill;

@@ -297,7 +297,7 @@ fn postgres_lookup_tables() {
     ] {
         let dir = crate::common::temp_dir("lookup-pg-url");
         Shop::random(1, 3, 3).write_orders(&dir);
-        let session = empty_session(1, 8192);
+        let mut session = empty_session(1, 8192);
         session
             .execute_script(&format!(
                 "{}\nCREATE TABLE c (id BIGINT) WITH ('connector' = 'jdbc', 'url' = '{url}', \
@@ -315,7 +315,7 @@ fn postgres_lookup_tables() {
     // (PostgreSQL text cannot hold one: it matches nothing)
     let dir = crate::common::temp_dir("lookup-pg-edges");
     std::fs::write(dir.join("probe.csv"), "k,name\n1,US\n2,U\u{0}S\n3,DE\n").unwrap();
-    let session = empty_session(1, 8192);
+    let mut session = empty_session(1, 8192);
     session
         .execute_script(&format!(
             "CREATE TABLE probe (k BIGINT, name STRING, p AS PROCTIME()) WITH ('connector' = \
