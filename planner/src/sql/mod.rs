@@ -53,6 +53,7 @@ mod join_syntax;
 mod limit_literal;
 mod nested_types;
 mod pushdown;
+mod quantified;
 mod rebalance;
 mod scalar;
 mod session_statements;

@@ -210,7 +210,12 @@ const MOST_PADDING_COLUMNS: usize = 4096;
 /// The text from `at` to `end` of `text`, preceded by line breaks and
 /// spaces that put it at `at` again.
 pub(super) fn in_place(lines: &Lines<'_>, at: Location, end: usize) -> String {
-    let begin = lines.offset(at).min(end);
+    padded(lines, at, lines.offset(at), end)
+}
+
+/// [`in_place`] with the byte offset of `at` known (`begin`).
+fn padded(lines: &Lines<'_>, at: Location, begin: usize, end: usize) -> String {
+    let begin = begin.min(end);
     let line_breaks = usize::try_from(at.line.saturating_sub(1)).unwrap_or(0);
     let spaces = usize::try_from(at.column.saturating_sub(1))
         .unwrap_or(0)
@@ -254,30 +259,34 @@ pub fn split_statements(script: &str) -> Result<Vec<ScriptStatement>, SqlError> 
     let tokens = tokenize(script)?;
     let lines = Lines::new(script);
     let mut out = Vec::new();
-    let mut start: Option<Location> = None;
+    // Each statement's start with its byte offset, found in token order
+    // (so that locations along one long line are found from the last).
+    let mut start: Option<(Location, usize)> = None;
     for t in &tokens {
         match &t.token {
             Token::SemiColon | Token::EOF => {
-                if let Some(at) = start.take() {
+                if let Some((at, begin)) = start.take() {
                     let end = lines.offset(t.span.start);
                     out.push(ScriptStatement {
                         number: out.len() + 1,
                         line: at.line,
-                        text: in_place(&lines, at, end),
+                        text: padded(&lines, at, begin, end),
                     });
                 }
             }
             Token::Whitespace(_) => {}
             _ => {
-                start.get_or_insert(t.span.start);
+                if start.is_none() {
+                    start = Some((t.span.start, lines.offset(t.span.start)));
+                }
             }
         }
     }
-    if let Some(at) = start {
+    if let Some((at, begin)) = start {
         out.push(ScriptStatement {
             number: out.len() + 1,
             line: at.line,
-            text: in_place(&lines, at, script.len()),
+            text: padded(&lines, at, begin, script.len()),
         });
     }
     Ok(out)

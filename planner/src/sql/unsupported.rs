@@ -55,6 +55,8 @@ pub(crate) fn refuse_unsupported(statement: Statement) -> Result<Statement, SqlE
         dismantle(statement);
         return Err(e);
     }
+    let mut statement = statement;
+    super::quantified::rewrite_quantified(&mut statement);
     match statement.visit(&mut Refusals) {
         ControlFlow::Break(e) => {
             dismantle(statement);
@@ -317,9 +319,10 @@ impl Visitor for Refusals {
             {
                 let any = matches!(expr, Expr::AnyOp { .. });
                 unsupported(format!(
-                    "a comparison with {} (subquery){}: write `x IN (SELECT ...)` for \
-                     `x = ANY (SELECT ...)`, `x NOT IN (SELECT ...)` for `x <> ALL (SELECT \
-                     ...)`, and EXISTS with a correlated condition for other comparisons",
+                    "a comparison with {} (subquery){}: tenon plans it as a condition of a \
+                     WHERE clause (alone or ANDed with others); elsewhere write `x IN (SELECT \
+                     ...)` for `x = ANY (SELECT ...)`, `x NOT IN (SELECT ...)` for `x <> ALL \
+                     (SELECT ...)`, and EXISTS with a correlated condition for other comparisons",
                     if any { "ANY" } else { "ALL" },
                     at(expr)
                 ))

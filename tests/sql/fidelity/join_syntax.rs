@@ -84,3 +84,50 @@ fn unnest_or_lateral_table_inside_in_or_exists_subquery() {
         ["2"]
     );
 }
+
+#[test]
+fn any_and_all_subquery_comparisons_in_where() {
+    let a = "(VALUES (1), (2), (3), (NULL)) a(x)";
+    // ANY: one comparison true.
+    assert_eq!(
+        rows(&format!(
+            "SELECT x FROM {a} WHERE x > ANY (SELECT * FROM (VALUES (1), (2)) s(y)) ORDER BY x"
+        )),
+        ["2", "3"]
+    );
+    // Empty subquery: ANY keeps nothing, ALL keeps every row.
+    assert_eq!(
+        rows(&format!(
+            "SELECT x FROM {a} WHERE x > ANY (SELECT y FROM (VALUES (1)) s(y) WHERE y > 5)"
+        )),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        rows(&format!(
+            "SELECT x FROM {a} WHERE x > ALL (SELECT y FROM (VALUES (1)) s(y) WHERE y > 5) \
+             ORDER BY x"
+        )),
+        ["1", "2", "3", "NULL"]
+    );
+    // ALL: every comparison true; a NULL in the subquery keeps nothing.
+    assert_eq!(
+        rows(&format!(
+            "SELECT x FROM {a} WHERE x >= ALL (SELECT * FROM (VALUES (1), (2)) s(y)) ORDER BY x"
+        )),
+        ["2", "3"]
+    );
+    assert_eq!(
+        rows(&format!(
+            "SELECT x FROM {a} WHERE x > ALL (SELECT * FROM (VALUES (1), (NULL)) s(y))"
+        )),
+        Vec::<String>::new()
+    );
+    // ANDed with another condition, over an aggregate subquery.
+    assert_eq!(
+        rows(&format!(
+            "SELECT x FROM {a} WHERE x < 3 AND x <> ANY (SELECT max(y) FROM (VALUES (1), (2)) \
+             s(y)) ORDER BY x"
+        )),
+        ["1"]
+    );
+}
