@@ -6,6 +6,8 @@
 //! [`coerce`](super::coerce) (explicit CAST nodes, or converted constants),
 //! and a node whose inputs are all constants is folded into a constant.
 
+use std::borrow::Cow;
+
 use arrow_array::new_empty_array;
 use arrow_schema::DataType;
 use datafusion_common::{DFSchema, ScalarValue};
@@ -148,6 +150,19 @@ fn binary_text(left: &str, op: Operator, right: &str) -> String {
     out.0
 }
 
+/// The text of an operand of `op` in parentheses where SQL needs them to
+/// keep its meaning: an operator that binds less tightly than `op`, or as
+/// tightly on the right (`(a - 1) / 0`, `a - (b - c)`).
+fn operand_text<'t>(operand: &Expr, text: &'t str, op: Operator, right: bool) -> Cow<'t, str> {
+    if let Expr::BinaryExpr(child) = operand {
+        let (inner, outer) = (child.op.precedence(), op.precedence());
+        if inner < outer || (right && inner == outer) {
+            return Cow::Owned(format!("({text})"));
+        }
+    }
+    Cow::Borrowed(text)
+}
+
 pub(crate) struct Compiler<'a> {
     pub(crate) schema: &'a DFSchema,
     pub(crate) ctx: &'a QueryContext,
@@ -162,7 +177,11 @@ impl Compiler<'_> {
             // chain of `n` operators anew would take `n²` time
             let l = self.compile(&b.left)?;
             let r = self.compile(&b.right)?;
-            let text = binary_text(&l.text, b.op, &r.text);
+            let text = binary_text(
+                &operand_text(&b.left, &l.text, b.op, false),
+                b.op,
+                &operand_text(&b.right, &r.text, b.op, true),
+            );
             return Ok(fold(self.binary(b, l, r, &text)?));
         }
         let text = expr_text(expr);

@@ -41,3 +41,19 @@ fn many_statements_on_one_line_cost_linear_text() {
     let last = s.execute_script(&"SELECT 1 AS one;".repeat(2_000)).unwrap();
     assert!(last.is_some());
 }
+
+#[test]
+fn parentheses_kept_when_an_expression_is_printed_in_an_error() {
+    let s = empty_session(1, 8192);
+    let e = query_err(
+        &s,
+        "SELECT sum((k - 1) / 0) FROM (VALUES (CAST(2 AS BIGINT))) v(k)",
+    );
+    assert!(e.to_string().contains("(v.k - 1) / 0"), "{e}");
+    let e = query_err(
+        &s,
+        "SELECT k - (k - 2) / 0 FROM (VALUES (CAST(2 AS BIGINT))) v(k)",
+    );
+    // (the division is the operation that fails)
+    assert!(e.to_string().contains("`(v.k - 2) / 0`"), "{e}");
+}
