@@ -14,14 +14,14 @@
 //! 1. **Mark** ([`mark_wildcards`], AST): in the statement's own SELECT
 //!    (the query's body, not a subquery, a CTE or a branch of a set
 //!    operation, whose output other SQL refers to by name), each plain `*`
-//!    becomes a call of the marker function `__tenon_wildcard(<n>)`, a
-//!    single item that `SqlToRel` plans in constant time.
+//!    or `t.*` becomes a call of the marker function `__tenon_wildcard(<n>)`,
+//!    a single item that `SqlToRel` plans in constant time.
 //! 2. **Plan**: `SqlToRel` plans the marked statement. Its projection holds
 //!    the marker in the `*`'s place, over the plan of FROM and WHERE.
 //! 3. **Expand** ([`expand_wildcards`], plan): the projection's marker is
 //!    replaced by the columns `*` stands for, from
-//!    `datafusion_expr::utils::expand_wildcard` (the function `SqlToRel`
-//!    itself uses: the same columns in the same order, a `USING` column
+//!    `datafusion_expr::utils::expand_wildcard` (`expand_qualified_wildcard`
+//!    for `t.*`: the functions `SqlToRel` itself uses: the same columns in the same order, a `USING` column
 //!    once), and the projection is rebuilt with a schema made from its
 //!    input's fields (a map from column to field, no search by name).
 //!
@@ -44,14 +44,16 @@ use datafusion_common::{
     Column, DFSchema, FunctionalDependencies, Result as DfResult, TableReference, internal_err,
     plan_err,
 };
-use datafusion_expr::utils::expand_wildcard;
+use datafusion_expr::utils::{expand_qualified_wildcard, expand_wildcard};
 use datafusion_expr::{
     ColumnarValue, Expr as DfExpr, LogicalPlan, Projection, ScalarFunctionArgs, ScalarUDF,
     ScalarUDFImpl, Signature, Volatility,
 };
+use datafusion_sql::planner::object_name_to_table_reference;
 use sqlparser::ast::{
-    Distinct, Expr, GroupByExpr, OrderByKind, Query, SelectFlavor, SelectItem, SetExpr, Statement,
-    Value, Visit, Visitor, WildcardAdditionalOptions,
+    Distinct, Expr, GroupByExpr, OrderByKind, Query, SelectFlavor, SelectItem,
+    SelectItemQualifiedWildcardKind, SetExpr, Statement, Value, Visit, Visitor,
+    WildcardAdditionalOptions,
 };
 use sqlparser::parser::Parser;
 
@@ -101,9 +103,11 @@ pub(crate) struct Marked {
     /// `SqlToRel` adds the ORDER BY columns to the projection, which the
     /// expansion already holds).
     ordered: bool,
+    /// The qualifier of marker `n` (`t.*`), or `None` for a plain `*`.
+    qualifiers: Vec<Option<TableReference>>,
 }
 
-/// `statement` with each plain `*` of its own SELECT list replaced by a
+/// `statement` with each plain `*` (or `t.*`) of its own SELECT list replaced by a
 /// marker call (module docs), or `None` when marking does not apply.
 pub(crate) fn mark_wildcards(statement: &Statement) -> Option<Marked> {
     let Statement::Query(query) = statement else {
@@ -139,6 +143,10 @@ pub(crate) fn mark_wildcards(statement: &Statement) -> Option<Marked> {
     for item in &select.projection {
         match item {
             SelectItem::Wildcard(options) if plain(options) => wildcards += 1,
+            SelectItem::QualifiedWildcard(
+                SelectItemQualifiedWildcardKind::ObjectName(_),
+                options,
+            ) if plain(options) => wildcards += 1,
             _ if ordered => return None,
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                 if calls_function(e) {
@@ -158,18 +166,27 @@ pub(crate) fn mark_wildcards(statement: &Statement) -> Option<Marked> {
     let SetExpr::Select(select) = query.body.as_mut() else {
         return None;
     };
-    let mut n = 0;
+    let mut qualifiers = Vec::new();
     for item in &mut select.projection {
-        if matches!(item, SelectItem::Wildcard(_)) {
-            let marker = Parser::new(&TenonDialect::default())
-                .try_with_sql(&format!("{WILDCARD_MARKER}({n})"))
-                .and_then(|mut p| p.parse_expr())
-                .ok()?;
-            *item = SelectItem::UnnamedExpr(marker);
-            n += 1;
-        }
+        let qualifier = match item {
+            SelectItem::Wildcard(_) => None,
+            SelectItem::QualifiedWildcard(SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
+                Some(object_name_to_table_reference(name.clone(), true).ok()?)
+            }
+            _ => continue,
+        };
+        let marker = Parser::new(&TenonDialect::default())
+            .try_with_sql(&format!("{WILDCARD_MARKER}({})", qualifiers.len()))
+            .and_then(|mut p| p.parse_expr())
+            .ok()?;
+        *item = SelectItem::UnnamedExpr(marker);
+        qualifiers.push(qualifier);
     }
-    Some(Marked { statement, ordered })
+    Some(Marked {
+        statement,
+        ordered,
+        qualifiers,
+    })
 }
 
 /// Whether the query around the SELECT allows marking: `Some(ordered)`.
@@ -245,7 +262,7 @@ type QualifiedField = (Option<TableReference>, FieldRef);
 /// unmarked, for `SqlToRel`'s own message).
 pub(crate) fn expand_wildcards(plan: LogicalPlan, marked: &Marked) -> DfResult<LogicalPlan> {
     let mut expansions: HashMap<String, Vec<QualifiedField>> = HashMap::new();
-    let plan = expand_spine(plan, marked.ordered, &mut expansions)?;
+    let plan = expand_spine(plan, marked, &mut expansions)?;
     if expansions.is_empty() {
         return plan_err!("internal: no {WILDCARD_MARKER} on the plan's spine");
     }
@@ -254,7 +271,7 @@ pub(crate) fn expand_wildcards(plan: LogicalPlan, marked: &Marked) -> DfResult<L
 
 fn expand_spine(
     plan: LogicalPlan,
-    ordered: bool,
+    marked: &Marked,
     expansions: &mut HashMap<String, Vec<QualifiedField>>,
 ) -> DfResult<LogicalPlan> {
     match plan {
@@ -263,13 +280,13 @@ fn expand_spine(
             let input = if holds_marker(&projection.expr) {
                 input
             } else {
-                expand_spine(input, ordered, expansions)?
+                expand_spine(input, marked, expansions)?
             };
             rebuild_projection(
                 projection.expr,
                 Arc::new(input),
                 &projection.schema,
-                ordered,
+                marked,
                 expansions,
             )
             .map(LogicalPlan::Projection)
@@ -278,7 +295,7 @@ fn expand_spine(
             let [input] = plan.inputs()[..] else {
                 return plan_err!("internal: a spine node without one input");
             };
-            let input = expand_spine(input.clone(), ordered, expansions)?;
+            let input = expand_spine(input.clone(), marked, expansions)?;
             plan.with_new_exprs(plan.expressions(), vec![input])
         }
         other => plan_err!(
@@ -292,6 +309,19 @@ fn is_marker(expr: &DfExpr) -> bool {
     matches!(expr, DfExpr::ScalarFunction(call) if call.func.name() == WILDCARD_MARKER)
 }
 
+/// The number of a marker call (its argument).
+fn marker_number(expr: &DfExpr) -> Option<usize> {
+    match expr {
+        DfExpr::ScalarFunction(call) => match call.args.first() {
+            Some(DfExpr::Literal(datafusion_common::ScalarValue::Int64(Some(n)), _)) => {
+                usize::try_from(*n).ok()
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn holds_marker(exprs: &[DfExpr]) -> bool {
     exprs.iter().any(is_marker)
 }
@@ -303,9 +333,10 @@ fn rebuild_projection(
     expr: Vec<DfExpr>,
     input: Arc<LogicalPlan>,
     schema: &DFSchema,
-    ordered: bool,
+    marked: &Marked,
     expansions: &mut HashMap<String, Vec<QualifiedField>>,
 ) -> DfResult<Projection> {
+    let ordered = marked.ordered;
     let in_schema = Arc::clone(input.schema());
     let mut exprs: Vec<DfExpr> = Vec::with_capacity(expr.len());
     let mut fields: Vec<QualifiedField> = Vec::with_capacity(expr.len());
@@ -323,7 +354,12 @@ fn rebuild_projection(
                     .map(|(i, c)| (c, i))
                     .collect()
             });
-            let columns = expand_wildcard(&in_schema, &input, None)?;
+            let qualifier = marker_number(&e).and_then(|n| marked.qualifiers.get(n));
+            let columns = match qualifier {
+                Some(Some(q)) => expand_qualified_wildcard(q, &in_schema, None)?,
+                Some(None) => expand_wildcard(&in_schema, &input, None)?,
+                None => return plan_err!("internal: a {WILDCARD_MARKER} without its number"),
+            };
             let mut expansion = Vec::with_capacity(columns.len());
             for column in columns {
                 let DfExpr::Column(c) = &column else {
