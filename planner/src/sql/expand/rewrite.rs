@@ -165,16 +165,7 @@ fn lateral_table_call(factor: &mut TableFactor) -> Result<Option<LateralCall>, S
     };
     let exprs = match &f.args {
         FunctionArguments::None => Vec::new(),
-        FunctionArguments::List(l) => l
-            .args
-            .iter()
-            .map(|a| match a {
-                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e.clone()),
-                other => Err(SqlError::Unsupported(format!(
-                    "argument `{other}` of table function `{called}`: pass plain expressions"
-                ))),
-            })
-            .collect::<Result<_, _>>()?,
+        FunctionArguments::List(l) => plain_arguments(&l.args, &called)?,
         FunctionArguments::Subquery(_) => {
             return Err(SqlError::Unsupported(format!(
                 "a subquery as the argument of table function `{called}`"
@@ -182,6 +173,18 @@ fn lateral_table_call(factor: &mut TableFactor) -> Result<Option<LateralCall>, S
         }
     };
     Ok(Some((called, exprs, alias.take())))
+}
+
+/// The arguments of table function `called`, each a plain expression.
+fn plain_arguments(args: &[FunctionArg], called: &str) -> Result<Vec<Expr>, SqlError> {
+    args.iter()
+        .map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e.clone()),
+            other => Err(SqlError::Unsupported(format!(
+                "argument `{other}` of table function `{called}`: pass plain expressions"
+            ))),
+        })
+        .collect()
 }
 
 /// `generate_series(1, 3)` in FROM without `LATERAL TABLE`: a registered
@@ -203,16 +206,7 @@ fn bare_table_call(
     let Some(called) = single_name(name).filter(|n| catalog.table_function(n).is_some()) else {
         return Ok(None);
     };
-    let exprs = args
-        .args
-        .iter()
-        .map(|a| match a {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e.clone()),
-            other => Err(SqlError::Unsupported(format!(
-                "argument `{other}` of table function `{called}`: pass plain expressions"
-            ))),
-        })
-        .collect::<Result<_, _>>()?;
+    let exprs = plain_arguments(&args.args, &called)?;
     Ok(Some((called, exprs, alias.take())))
 }
 
